@@ -1,0 +1,129 @@
+//! Every failure the program can report, and the one place that maps them to exit codes.
+//!
+//! Exit codes are part of the contract (SPEC.md, "Exit codes"):
+//! 1 = a gate failed, 2 = bad usage/policy/input, 3 = GitHub API or artifact service failure.
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum Error {
+    /// Wrong flags, inputs or environment: the user must change the invocation.
+    #[error("{0}")]
+    Usage(String),
+
+    /// The event payload is unreadable or lacks a field the stage needs.
+    #[error("event {path}: {message}")]
+    Event { path: String, message: String },
+
+    /// The policy file is invalid; `location` is `file:line:column` when known.
+    #[error("policy {location}: {message}")]
+    Policy { location: String, message: String },
+
+    /// Any other input that is not well formed (state blocks, memory JSON, audit files, ...).
+    #[error("{0}")]
+    Input(String),
+
+    /// A local file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// The GitHub API failed after bounded retries; the message says what to do.
+    #[error("{0}")]
+    Api(String),
+
+    /// The artifact service failed after bounded retries.
+    #[error("{0}")]
+    Artifact(String),
+
+    /// A verification found tampering (council verify).
+    #[error("{0}")]
+    Tampered(String),
+}
+
+impl Error {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Tampered(_) => 1,
+            Error::Usage(_)
+            | Error::Event { .. }
+            | Error::Policy { .. }
+            | Error::Input(_)
+            | Error::Io { .. } => 2,
+            Error::Api(_) | Error::Artifact(_) => 3,
+        }
+    }
+
+    /// A one-line title for the `::error title=…::` annotation.
+    pub fn title(&self) -> &'static str {
+        match self {
+            Error::Usage(_) => "council: bad usage",
+            Error::Event { .. } => "council: bad event",
+            Error::Policy { .. } => "council: bad policy",
+            Error::Input(_) => "council: bad input",
+            Error::Io { .. } => "council: file error",
+            Error::Api(_) => "council: GitHub API failed",
+            Error::Artifact(_) => "council: artifact upload failed",
+            Error::Tampered(_) => "council: audit file tampered",
+        }
+    }
+
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// How a whole run ended, before it becomes a process exit code.
+///
+/// A computed verdict decides the code: a failed gate exits 1 even when an effect then
+/// failed; 3 is only for "all passed but an effect failed" or "nothing could be decided".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Passed,
+    GateFailed,
+    EffectFailed,
+}
+
+impl Outcome {
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Outcome::Passed => 0,
+            Outcome::GateFailed => 1,
+            Outcome::EffectFailed => 3,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_follow_the_contract() {
+        assert_eq!(Error::Usage("x".into()).exit_code(), 2);
+        assert_eq!(
+            Error::Policy {
+                location: "a:1:1".into(),
+                message: "m".into()
+            }
+            .exit_code(),
+            2
+        );
+        assert_eq!(Error::Api("x".into()).exit_code(), 3);
+        assert_eq!(Error::Artifact("x".into()).exit_code(), 3);
+        assert_eq!(Error::Tampered("x".into()).exit_code(), 1);
+        assert_eq!(Outcome::Passed.exit_code(), 0);
+        assert_eq!(Outcome::GateFailed.exit_code(), 1);
+        assert_eq!(Outcome::EffectFailed.exit_code(), 3);
+    }
+}

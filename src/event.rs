@@ -1,0 +1,326 @@
+//! The workflow event, parsed once at the edge into the facts the stages need (pure).
+//!
+//! Payloads are read as JSON trees and fields are taken by path, so that a missing or
+//! mistyped field is reported by its full name (`pull_request.head.ref`), not by a serde
+//! position.
+
+use serde_json::Value;
+
+use crate::error::Error;
+
+/// The pull request facts every PR stage needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PullRequest {
+    pub number: u64,
+    pub title: String,
+    pub body: String,
+    pub author: String,
+    pub head_ref: String,
+    pub head_sha: String,
+    /// `None` when the fork behind the PR was deleted.
+    pub head_repo: Option<String>,
+    pub base_ref: String,
+    pub base_sha: String,
+    pub base_repo: String,
+    pub state: String,
+    pub draft: bool,
+    pub labels: Vec<String>,
+    pub html_url: String,
+}
+
+impl PullRequest {
+    /// A PR from another repository: on `pull_request` its token is read-only.
+    pub fn is_from_fork(&self) -> bool {
+        self.head_repo.as_deref() != Some(self.base_repo.as_str())
+    }
+}
+
+/// An issue comment, for the `<agent-state>` stages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IssueComment {
+    pub issue_number: u64,
+    pub issue_author: String,
+    pub comment_id: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// `GITHUB_EVENT_NAME`, e.g. `pull_request`.
+    pub name: String,
+    /// `action` of the payload, when the event has one.
+    pub action: Option<String>,
+    /// `repository.full_name`, when present.
+    pub repository: Option<String>,
+    pub payload: Value,
+    /// Where the payload came from, for error messages.
+    pub source: String,
+}
+
+impl Event {
+    /// Parses a payload. Only the envelope is checked here; each stage asks for its fields.
+    pub fn parse(name: &str, text: &str, source: &str) -> Result<Event, Error> {
+        let bad = |message: String| Error::Event {
+            path: source.to_string(),
+            message,
+        };
+        if name.trim().is_empty() {
+            return Err(bad(
+                "the event name is empty (set GITHUB_EVENT_NAME or --event-name)".into(),
+            ));
+        }
+        let payload: Value =
+            serde_json::from_str(text).map_err(|e| bad(format!("not valid JSON: {e}")))?;
+        if !payload.is_object() {
+            return Err(bad("the payload is not a JSON object".into()));
+        }
+        let action = match payload.get("action") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(_) => return Err(bad("field `action` is not a string".into())),
+        };
+        let repository = payload
+            .pointer("/repository/full_name")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        Ok(Event {
+            name: name.to_string(),
+            action,
+            repository,
+            payload,
+            source: source.to_string(),
+        })
+    }
+
+    /// `webhook:<name>.<action>` or `webhook:<name>` (the Context Object's `trigger`).
+    pub fn trigger(&self) -> String {
+        match &self.action {
+            Some(action) => format!("webhook:{}.{action}", self.name),
+            None => format!("webhook:{}", self.name),
+        }
+    }
+
+    pub fn is_pull_request_event(&self) -> bool {
+        matches!(self.name.as_str(), "pull_request" | "pull_request_target")
+    }
+
+    /// The `pull_request` object of the payload, with every field a stage relies on.
+    pub fn pull_request(&self) -> Result<PullRequest, Error> {
+        let f = Fields {
+            event: self,
+            root: "pull_request",
+        };
+        let pr = self
+            .payload
+            .get("pull_request")
+            .filter(|v| v.is_object())
+            .ok_or_else(|| f.missing("pull_request", "an object"))?;
+        let f = Fields {
+            event: self,
+            root: "pull_request",
+        };
+        Ok(PullRequest {
+            number: f.u64(pr, "number")?,
+            title: f.opt_str(pr, "title")?.unwrap_or_default(),
+            body: f.opt_str(pr, "body")?.unwrap_or_default(),
+            author: f.str(pr, "user.login")?,
+            head_ref: f.str(pr, "head.ref")?,
+            head_sha: f.str(pr, "head.sha")?,
+            head_repo: f.opt_str(pr, "head.repo.full_name")?,
+            base_ref: f.str(pr, "base.ref")?,
+            base_sha: f.str(pr, "base.sha")?,
+            base_repo: f.str(pr, "base.repo.full_name")?,
+            state: f.opt_str(pr, "state")?.unwrap_or_else(|| "open".into()),
+            draft: pr
+                .pointer("/draft")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            labels: f.labels(pr)?,
+            html_url: f.opt_str(pr, "html_url")?.unwrap_or_default(),
+        })
+    }
+
+    /// The issue and comment of an `issue_comment` event.
+    pub fn issue_comment(&self) -> Result<IssueComment, Error> {
+        let f = Fields {
+            event: self,
+            root: "",
+        };
+        let p = &self.payload;
+        Ok(IssueComment {
+            issue_number: f.u64(p, "issue.number")?,
+            issue_author: f.str(p, "issue.user.login")?,
+            comment_id: f.u64(p, "comment.id")?,
+        })
+    }
+
+    /// `changes.base.ref.from` of an `edited` event: the PR was retargeted.
+    pub fn previous_base(&self) -> Option<String> {
+        self.payload
+            .pointer("/changes/base/ref/from")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    }
+}
+
+/// Field access by dotted path, with errors that name the full path.
+struct Fields<'a> {
+    event: &'a Event,
+    root: &'a str,
+}
+
+impl Fields<'_> {
+    fn name(&self, path: &str) -> String {
+        if self.root.is_empty() || path == self.root {
+            path.to_string()
+        } else {
+            format!("{}.{path}", self.root)
+        }
+    }
+
+    fn missing(&self, path: &str, expected: &str) -> Error {
+        Error::Event {
+            path: self.event.source.clone(),
+            message: format!(
+                "field `{}` is missing or not {expected} (event `{}`); is this the event the step was written for?",
+                self.name(path),
+                self.event.name
+            ),
+        }
+    }
+
+    fn get<'v>(&self, v: &'v Value, path: &str) -> Option<&'v Value> {
+        let pointer = format!("/{}", path.replace('.', "/"));
+        v.pointer(&pointer).filter(|v| !v.is_null())
+    }
+
+    fn str(&self, v: &Value, path: &str) -> Result<String, Error> {
+        match self.get(v, path) {
+            Some(Value::String(s)) if !s.is_empty() => Ok(s.clone()),
+            _ => Err(self.missing(path, "a non-empty string")),
+        }
+    }
+
+    fn opt_str(&self, v: &Value, path: &str) -> Result<Option<String>, Error> {
+        match self.get(v, path) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(self.missing(path, "a string")),
+        }
+    }
+
+    fn u64(&self, v: &Value, path: &str) -> Result<u64, Error> {
+        self.get(v, path)
+            .and_then(Value::as_u64)
+            .filter(|n| *n > 0)
+            .ok_or_else(|| self.missing(path, "a positive integer"))
+    }
+
+    fn labels(&self, pr: &Value) -> Result<Vec<String>, Error> {
+        match self.get(pr, "labels") {
+            None => Ok(Vec::new()),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|l| {
+                    self.str(l, "name")
+                        .map_err(|_| self.missing("labels[].name", "a string"))
+                })
+                .collect(),
+            Some(_) => Err(self.missing("labels", "an array")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(name: &str) -> String {
+        let path = format!(
+            "{}/tests/data/events/{name}.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        std::fs::read_to_string(path).unwrap()
+    }
+
+    #[test]
+    fn real_pull_request_payload() {
+        let e = Event::parse(
+            "pull_request",
+            &fixture("pull_request.opened"),
+            "event.json",
+        )
+        .unwrap();
+        assert_eq!(e.trigger(), "webhook:pull_request.opened");
+        let pr = e.pull_request().unwrap();
+        assert_eq!(pr.number, 2);
+        assert_eq!(pr.head_ref, "changes");
+        assert_eq!(pr.base_ref, "master");
+        assert_eq!(pr.author, "Codertocat");
+        assert!(!pr.is_from_fork());
+        assert_eq!(e.repository.as_deref(), Some("Codertocat/Hello-World"));
+    }
+
+    #[test]
+    fn events_without_action() {
+        let e = Event::parse("push", &fixture("push"), "push.json").unwrap();
+        assert_eq!(e.trigger(), "webhook:push");
+    }
+
+    #[test]
+    fn retargeted_pr_reports_its_previous_base() {
+        let e = Event::parse("pull_request", &fixture("pull_request.edited"), "e").unwrap();
+        assert_eq!(e.previous_base().as_deref(), Some("develop"));
+    }
+
+    #[test]
+    fn malformed_payloads_are_bad_input() {
+        for (text, expected) in [
+            ("", "not valid JSON"),
+            ("{\"action\": \"opened\"", "not valid JSON"),
+            ("[1,2]", "not a JSON object"),
+            ("{\"action\": 7}", "`action` is not a string"),
+        ] {
+            let err = Event::parse("pull_request", text, "e.json").unwrap_err();
+            assert_eq!(err.exit_code(), 2);
+            assert!(err.to_string().contains(expected), "{err}");
+        }
+    }
+
+    #[test]
+    fn missing_fields_are_named() {
+        let mut v: Value = serde_json::from_str(&fixture("pull_request.opened")).unwrap();
+        v["pull_request"]["head"]
+            .as_object_mut()
+            .unwrap()
+            .remove("ref");
+        let e = Event::parse("pull_request", &v.to_string(), "e.json").unwrap();
+        let err = e.pull_request().unwrap_err();
+        assert!(err.to_string().contains("`pull_request.head.ref`"), "{err}");
+
+        let e = Event::parse("pull_request", &fixture("issue_comment.created"), "e.json").unwrap();
+        let err = e.pull_request().unwrap_err();
+        assert!(err.to_string().contains("`pull_request`"), "{err}");
+
+        let mut v: Value = serde_json::from_str(&fixture("pull_request.opened")).unwrap();
+        v["pull_request"]["number"] = Value::String("2".into());
+        let e = Event::parse("pull_request", &v.to_string(), "e.json").unwrap();
+        assert!(
+            e.pull_request()
+                .unwrap_err()
+                .to_string()
+                .contains("`pull_request.number`")
+        );
+    }
+
+    #[test]
+    fn deleted_fork_has_no_head_repo() {
+        let mut v: Value = serde_json::from_str(&fixture("pull_request.opened")).unwrap();
+        v["pull_request"]["head"]["repo"] = Value::Null;
+        let pr = Event::parse("pull_request", &v.to_string(), "e")
+            .unwrap()
+            .pull_request()
+            .unwrap();
+        assert_eq!(pr.head_repo, None);
+        assert!(pr.is_from_fork());
+    }
+}

@@ -1,0 +1,450 @@
+//! The transport: octocrab's HTTP stack (rustls, compiled-in roots, auth, base URI), our
+//! own retry policy, and error classification. Typed endpoints live in `rest.rs`.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{HeaderMap, Method, StatusCode, header};
+use octocrab::Octocrab;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::RepoName;
+use super::retry::{Failure, GaveUp, RetryPolicy, parse_retry_after, retry};
+
+const ACCEPT_JSON: &str = "application/vnd.github+json";
+const USER_AGENT: &str = concat!("agent-council/", env!("CARGO_PKG_VERSION"));
+
+/// Where and how to reach GitHub; built from the runner environment in `settings`.
+#[derive(Clone)]
+pub struct GitHubConfig {
+    pub api_url: String,
+    pub graphql_url: String,
+    pub token: Option<String>,
+    pub retry: RetryPolicy,
+}
+
+impl std::fmt::Debug for GitHubConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GitHubConfig")
+            .field("api_url", &self.api_url)
+            .field("graphql_url", &self.graphql_url)
+            .field("token", &self.token.as_ref().map(|_| "***"))
+            .finish()
+    }
+}
+
+/// A response, fully read.
+#[derive(Debug)]
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+impl Reply {
+    pub fn json<T: DeserializeOwned>(&self, what: &str) -> Result<T, ApiError> {
+        serde_json::from_slice(&self.body).map_err(|e| ApiError::Decode {
+            what: what.to_string(),
+            message: e.to_string(),
+        })
+    }
+
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.body).into_owned()
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ApiError {
+    #[error("{what}: not found (404)")]
+    NotFound { what: String },
+    /// 401/403 that is not a rate limit: the token lacks a permission (fork PRs get a
+    /// read-only token).
+    #[error(
+        "{what}: {status} {message}. The token lacks a permission: grant it in the workflow's \
+         `permissions:` block, or expect this on pull requests from forks (read-only token)"
+    )]
+    Forbidden {
+        what: String,
+        status: u16,
+        message: String,
+    },
+    #[error("{what}: {status} {message}")]
+    Rejected {
+        what: String,
+        status: u16,
+        message: String,
+    },
+    #[error(
+        "{what}: {message} (gave up after {attempts} attempt{s}). GitHub may be degraded \
+         (https://www.githubstatus.com) or the rate limit spent: re-run the job later",
+        s = if *attempts == 1 { "" } else { "s" }
+    )]
+    Unavailable {
+        what: String,
+        attempts: u32,
+        message: String,
+    },
+    #[error("{what}: unexpected response: {message}")]
+    Decode { what: String, message: String },
+}
+
+impl ApiError {
+    /// A write refused because the token may not write: a warning, not a failure.
+    pub fn is_forbidden(&self) -> bool {
+        matches!(self, ApiError::Forbidden { .. })
+    }
+}
+
+impl From<ApiError> for crate::error::Error {
+    fn from(e: ApiError) -> Self {
+        crate::error::Error::Api(e.to_string())
+    }
+}
+
+pub struct GitHub {
+    rest: Octocrab,
+    graphql: Octocrab,
+    graphql_path: String,
+    pub repo: RepoName,
+    retry: RetryPolicy,
+    requests: AtomicU32,
+    writes: AtomicU32,
+}
+
+impl GitHub {
+    pub fn new(config: &GitHubConfig, repo: RepoName) -> Result<GitHub, crate::error::Error> {
+        let (graphql_base, graphql_path) = split_graphql_url(&config.graphql_url)?;
+        Ok(GitHub {
+            rest: build_octocrab(&config.api_url, config.token.as_deref())?,
+            graphql: build_octocrab(&graphql_base, config.token.as_deref())?,
+            graphql_path,
+            repo,
+            retry: config.retry,
+            requests: AtomicU32::new(0),
+            writes: AtomicU32::new(0),
+        })
+    }
+
+    /// HTTP requests sent so far, retries included: the run's rate-limit cost.
+    pub fn requests(&self) -> u32 {
+        self.requests.load(Ordering::Relaxed)
+    }
+
+    /// Write requests (anything but GET and GraphQL queries) sent so far.
+    pub fn writes(&self) -> u32 {
+        self.writes.load(Ordering::Relaxed)
+    }
+
+    /// `/repos/{owner}/{name}` + `rest`.
+    pub fn repo_path(&self, rest: &str) -> String {
+        format!("/repos/{}/{}{}", self.repo.owner, self.repo.name, rest)
+    }
+
+    pub async fn get(
+        &self,
+        what: &str,
+        path: &str,
+        accept: Option<&str>,
+    ) -> Result<Reply, ApiError> {
+        self.call(what, Method::GET, path, None, accept).await
+    }
+
+    pub async fn send_json(
+        &self,
+        what: &str,
+        method: Method,
+        path: &str,
+        body: &Value,
+    ) -> Result<Reply, ApiError> {
+        self.call(what, method, path, Some(body), None).await
+    }
+
+    pub async fn delete(&self, what: &str, path: &str) -> Result<Reply, ApiError> {
+        self.call(what, Method::DELETE, path, None, None).await
+    }
+
+    /// A GraphQL request; `errors` in the reply become `Rejected`.
+    pub async fn graphql<T: DeserializeOwned>(
+        &self,
+        what: &str,
+        payload: &Value,
+    ) -> Result<T, ApiError> {
+        let reply = self
+            .call_on(
+                &self.graphql,
+                what,
+                Method::POST,
+                &self.graphql_path,
+                Some(payload),
+                None,
+                false,
+            )
+            .await?;
+        #[derive(serde::Deserialize)]
+        struct Envelope<T> {
+            data: Option<T>,
+            #[serde(default)]
+            errors: Vec<Value>,
+        }
+        let envelope: Envelope<T> = reply.json(what)?;
+        match envelope.data {
+            Some(data) if envelope.errors.is_empty() => Ok(data),
+            _ => Err(ApiError::Rejected {
+                what: what.to_string(),
+                status: reply.status.as_u16(),
+                message: envelope
+                    .errors
+                    .iter()
+                    .filter_map(|e| e.get("message").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            }),
+        }
+    }
+
+    async fn call(
+        &self,
+        what: &str,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        accept: Option<&str>,
+    ) -> Result<Reply, ApiError> {
+        let is_write = method != Method::GET;
+        self.call_on(&self.rest, what, method, path, body, accept, is_write)
+            .await
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn call_on(
+        &self,
+        client: &Octocrab,
+        what: &str,
+        method: Method,
+        path: &str,
+        body: Option<&Value>,
+        accept: Option<&str>,
+        is_write: bool,
+    ) -> Result<Reply, ApiError> {
+        let outcome = retry(self.retry, |_| {
+            let method = method.clone();
+            async move {
+                self.requests.fetch_add(1, Ordering::Relaxed);
+                if is_write {
+                    self.writes.fetch_add(1, Ordering::Relaxed);
+                }
+                let reply = send(client, method, path, body, accept.unwrap_or(ACCEPT_JSON)).await?;
+                classify(reply)
+            }
+        })
+        .await;
+        outcome.map_err(|gave_up| give_up(what, gave_up))
+    }
+}
+
+/// Octocrab for one base URL; no token means anonymous requests.
+pub fn build_octocrab(base: &str, token: Option<&str>) -> Result<Octocrab, crate::error::Error> {
+    let bad =
+        |e: &dyn std::fmt::Display| crate::error::Error::Usage(format!("API URL `{base}`: {e}"));
+    let mut builder = Octocrab::builder()
+        .base_uri(base)
+        .map_err(|e| bad(&e))?
+        .add_header(header::USER_AGENT, USER_AGENT.to_string())
+        .set_connect_timeout(Some(Duration::from_secs(10)))
+        .set_read_timeout(Some(Duration::from_secs(60)));
+    if let Some(token) = token {
+        builder = builder.personal_token(token.to_string());
+    }
+    builder.build().map_err(|e| bad(&e))
+}
+
+/// GHES serves GraphQL at `/api/graphql`, beside (not under) the REST base `/api/v3`, so
+/// the GraphQL client gets its own base.
+fn split_graphql_url(url: &str) -> Result<(String, String), crate::error::Error> {
+    let parsed = url::Url::parse(url)
+        .map_err(|e| crate::error::Error::Usage(format!("GITHUB_GRAPHQL_URL `{url}`: {e}")))?;
+    let origin = parsed.origin().ascii_serialization();
+    let path = if parsed.path().is_empty() {
+        "/graphql"
+    } else {
+        parsed.path()
+    };
+    Ok((origin, path.to_string()))
+}
+
+async fn send(
+    client: &Octocrab,
+    method: Method,
+    path: &str,
+    body: Option<&Value>,
+    accept: &str,
+) -> Result<Reply, Failure> {
+    let builder = http::Request::builder()
+        .method(method)
+        .uri(path)
+        .header(header::ACCEPT, accept)
+        .header("X-GitHub-Api-Version", "2022-11-28");
+    let request = client
+        .build_request(builder, body)
+        .map_err(|e| Failure::fatal(format!("building the request: {e}")))?;
+    let response = client.execute(request).await.map_err(|e| {
+        Failure::transient(
+            format!("connection failed: {}", transport_message(&e)),
+            None,
+        )
+    })?;
+    let (parts, body) = response.into_parts();
+    let body = http_body_util::BodyExt::collect(body)
+        .await
+        .map_err(|e| Failure::transient(format!("reading the response failed: {e}"), None))?
+        .to_bytes();
+    Ok(Reply {
+        status: parts.status,
+        headers: parts.headers,
+        body,
+    })
+}
+
+/// octocrab's errors nest the cause; the innermost one says what actually went wrong.
+fn transport_message(e: &octocrab::Error) -> String {
+    let mut message = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        message = s.to_string();
+        source = s.source();
+    }
+    message
+}
+
+/// Non-2xx replies become failures: retryable for 5xx and rate limits, final otherwise.
+fn classify(reply: Reply) -> Result<Reply, Failure> {
+    let status = reply.status;
+    if status.is_success() {
+        return Ok(reply);
+    }
+    let message = error_message(&reply);
+    let retry_after = reply
+        .headers
+        .get(header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(parse_retry_after);
+    let rate_limited = status == StatusCode::TOO_MANY_REQUESTS
+        || (status == StatusCode::FORBIDDEN
+            && (retry_after.is_some()
+                || message.to_ascii_lowercase().contains("rate limit")
+                || reply
+                    .headers
+                    .get("x-ratelimit-remaining")
+                    .is_some_and(|v| v == "0")));
+    if rate_limited {
+        let wait = retry_after.or_else(|| rate_limit_reset(&reply.headers));
+        return Err(Failure {
+            retryable: true,
+            retry_after: wait.or(Some(Duration::from_secs(60))),
+            status: Some(status.as_u16()),
+            message: format!("{} rate limited: {message}", status.as_u16()),
+        });
+    }
+    Err(Failure {
+        retryable: matches!(status.as_u16(), 500 | 502 | 503 | 504),
+        retry_after,
+        status: Some(status.as_u16()),
+        message,
+    })
+}
+
+/// `x-ratelimit-reset` is an epoch second; wait until then (capped by the policy).
+fn rate_limit_reset(headers: &HeaderMap) -> Option<Duration> {
+    let reset: i64 = headers
+        .get("x-ratelimit-reset")?
+        .to_str()
+        .ok()?
+        .parse()
+        .ok()?;
+    let now = chrono::Utc::now().timestamp();
+    Some(Duration::from_secs(reset.saturating_sub(now).max(1) as u64))
+}
+
+fn error_message(reply: &Reply) -> String {
+    let from_json = serde_json::from_slice::<Value>(&reply.body)
+        .ok()
+        .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_string));
+    from_json.unwrap_or_else(|| {
+        reply
+            .status
+            .canonical_reason()
+            .unwrap_or("unexpected status")
+            .to_string()
+    })
+}
+
+fn give_up(what: &str, gave_up: GaveUp) -> ApiError {
+    let what = what.to_string();
+    let Failure {
+        retryable,
+        status,
+        message,
+        ..
+    } = gave_up.last;
+    match status {
+        _ if retryable => ApiError::Unavailable {
+            what,
+            attempts: gave_up.attempts,
+            message: match status {
+                Some(s) if !message.starts_with(&s.to_string()) => format!("{s} {message}"),
+                _ => message,
+            },
+        },
+        Some(404) => ApiError::NotFound { what },
+        Some(status @ (401 | 403)) => ApiError::Forbidden {
+            what,
+            status,
+            message,
+        },
+        Some(status) => ApiError::Rejected {
+            what,
+            status,
+            message,
+        },
+        None => ApiError::Unavailable {
+            what,
+            attempts: gave_up.attempts,
+            message,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn graphql_url_splits_into_origin_and_path() {
+        assert_eq!(
+            split_graphql_url("https://api.github.com/graphql").unwrap(),
+            ("https://api.github.com".to_string(), "/graphql".to_string())
+        );
+        assert_eq!(
+            split_graphql_url("https://ghe.example.com/api/graphql").unwrap(),
+            (
+                "https://ghe.example.com".to_string(),
+                "/api/graphql".to_string()
+            )
+        );
+        assert!(split_graphql_url("not a url").is_err());
+    }
+
+    #[test]
+    fn config_debug_hides_the_token() {
+        let c = GitHubConfig {
+            api_url: "https://api.github.com".into(),
+            graphql_url: "https://api.github.com/graphql".into(),
+            token: Some("ghs_secret".into()),
+            retry: RetryPolicy::default(),
+        };
+        assert!(!format!("{c:?}").contains("ghs_secret"));
+    }
+}

@@ -1,0 +1,204 @@
+//! Typed endpoints, one small method per call, each a single request (plus retries).
+
+use http::Method;
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use serde::Deserialize;
+use serde_json::json;
+
+use super::client::{ApiError, GitHub};
+
+/// Characters kept verbatim in one path segment or query value.
+const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
+pub fn encode(s: &str) -> String {
+    utf8_percent_encode(s, SEGMENT).to_string()
+}
+
+/// An issue or pull-request comment, as much of it as the product reads.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Comment {
+    pub id: u64,
+    #[serde(default)]
+    pub body: Option<String>,
+    pub user: Option<User>,
+    #[serde(default)]
+    pub author_association: Option<String>,
+    #[serde(default)]
+    pub html_url: String,
+    #[serde(default)]
+    pub created_at: String,
+    #[serde(default)]
+    pub updated_at: String,
+}
+
+impl Comment {
+    pub fn author(&self) -> &str {
+        self.user.as_ref().map(|u| u.login.as_str()).unwrap_or("")
+    }
+
+    pub fn body(&self) -> &str {
+        self.body.as_deref().unwrap_or("")
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct User {
+    pub login: String,
+}
+
+/// Who the token acts as (`github-actions[bot]` for the default token).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Identity {
+    pub login: String,
+}
+
+impl GitHub {
+    /// One file's text at `git_ref`, or `None` when it does not exist there.
+    pub async fn get_file(&self, path: &str, git_ref: &str) -> Result<Option<String>, ApiError> {
+        let encoded: Vec<String> = path.split('/').map(encode).collect();
+        let url = self.repo_path(&format!(
+            "/contents/{}?ref={}",
+            encoded.join("/"),
+            encode(git_ref)
+        ));
+        match self
+            .get(
+                &format!("reading {path} at {git_ref}"),
+                &url,
+                Some("application/vnd.github.raw+json"),
+            )
+            .await
+        {
+            Ok(reply) => Ok(Some(reply.text())),
+            Err(ApiError::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Every comment of an issue or pull request, oldest first (follows `Link: rel="next"`).
+    pub async fn list_comments(&self, issue: u64) -> Result<Vec<Comment>, ApiError> {
+        let what = format!("listing comments of #{issue}");
+        let mut url = self.repo_path(&format!("/issues/{issue}/comments?per_page=100"));
+        let mut all = Vec::new();
+        loop {
+            let reply = self.get(&what, &url, None).await?;
+            let mut page: Vec<Comment> = reply.json(&what)?;
+            all.append(&mut page);
+            match link(&reply.headers, "next") {
+                Some(next) => url = next,
+                None => return Ok(all),
+            }
+        }
+    }
+
+    pub async fn create_comment(&self, issue: u64, body: &str) -> Result<Comment, ApiError> {
+        let what = format!("commenting on #{issue}");
+        let url = self.repo_path(&format!("/issues/{issue}/comments"));
+        self.send_json(&what, Method::POST, &url, &json!({ "body": body }))
+            .await?
+            .json(&what)
+    }
+
+    pub async fn update_comment(&self, id: u64, body: &str) -> Result<Comment, ApiError> {
+        let what = format!("editing comment {id}");
+        let url = self.repo_path(&format!("/issues/comments/{id}"));
+        self.send_json(&what, Method::PATCH, &url, &json!({ "body": body }))
+            .await?
+            .json(&what)
+    }
+
+    pub async fn delete_comment(&self, id: u64) -> Result<(), ApiError> {
+        let url = self.repo_path(&format!("/issues/comments/{id}"));
+        match self.delete(&format!("deleting comment {id}"), &url).await {
+            Ok(_) | Err(ApiError::NotFound { .. }) => Ok(()),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub async fn close_pull(&self, number: u64) -> Result<(), ApiError> {
+        let url = self.repo_path(&format!("/pulls/{number}"));
+        self.send_json(
+            &format!("closing pull request #{number}"),
+            Method::PATCH,
+            &url,
+            &json!({ "state": "closed" }),
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// The token's own login, from GraphQL `viewer` (REST `/user` is 403 for app tokens).
+    pub async fn identity(&self) -> Result<Identity, ApiError> {
+        #[derive(Deserialize)]
+        struct Data {
+            viewer: Viewer,
+        }
+        #[derive(Deserialize)]
+        struct Viewer {
+            login: String,
+        }
+        let data: Data = self
+            .graphql(
+                "finding the token's identity",
+                &json!({ "query": "query { viewer { login } }" }),
+            )
+            .await?;
+        Ok(Identity {
+            login: data.viewer.login,
+        })
+    }
+}
+
+/// The URL of one relation in a `Link` header.
+pub fn link(headers: &http::HeaderMap, rel: &str) -> Option<String> {
+    let value = headers.get(http::header::LINK)?.to_str().ok()?;
+    value.split(',').find_map(|part| {
+        let (url, params) = part.split_once(';')?;
+        let wanted = params
+            .split(';')
+            .any(|p| p.trim() == format!("rel=\"{rel}\""));
+        wanted.then(|| {
+            url.trim()
+                .trim_start_matches('<')
+                .trim_end_matches('>')
+                .to_string()
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_header_relations() {
+        let mut h = http::HeaderMap::new();
+        h.insert(
+            http::header::LINK,
+            "<https://api.github.com/repositories/1/issues/2/comments?page=2>; rel=\"next\", \
+             <https://api.github.com/repositories/1/issues/2/comments?page=9>; rel=\"last\""
+                .parse()
+                .unwrap(),
+        );
+        assert_eq!(
+            link(&h, "next").as_deref(),
+            Some("https://api.github.com/repositories/1/issues/2/comments?page=2")
+        );
+        assert_eq!(
+            link(&h, "last").as_deref(),
+            Some("https://api.github.com/repositories/1/issues/2/comments?page=9")
+        );
+        assert_eq!(link(&h, "prev"), None);
+    }
+
+    #[test]
+    fn encoding_keeps_safe_characters_only() {
+        assert_eq!(encode("council.yml"), "council.yml");
+        assert_eq!(encode("a b/c?"), "a%20b%2Fc%3F");
+        assert_eq!(encode("feature/x"), "feature%2Fx");
+    }
+}

@@ -1,0 +1,215 @@
+//! Bounded retries with backoff that honours `Retry-After`, shared by every remote call.
+
+use std::future::Future;
+use std::time::Duration;
+
+use rand::Rng;
+
+/// How often and how long to retry. The defaults keep a failing run under about a minute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RetryPolicy {
+    pub max_attempts: u32,
+    /// First backoff; doubled after every failed attempt, with up to 50 % jitter.
+    pub base_delay: Duration,
+    /// Longest single wait; a `Retry-After` beyond it ends the retries at once.
+    pub max_delay: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        RetryPolicy {
+            max_attempts: 5,
+            base_delay: Duration::from_millis(1000),
+            max_delay: Duration::from_secs(60),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// `COUNCIL_RETRY_BASE_MS` shortens the backoff (tests, impatient local runs).
+    pub fn with_base_ms(base_ms: Option<u64>) -> Self {
+        let mut policy = RetryPolicy::default();
+        if let Some(ms) = base_ms {
+            policy.base_delay = Duration::from_millis(ms);
+        }
+        policy
+    }
+
+    fn backoff(&self, failed_attempts: u32) -> Duration {
+        let exp = self
+            .base_delay
+            .saturating_mul(2u32.saturating_pow(failed_attempts.saturating_sub(1)));
+        let jitter = rand::rng().random_range(0.0..0.5);
+        exp.mul_f64(1.0 + jitter).min(self.max_delay)
+    }
+}
+
+/// What one failed attempt means for the next one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub retryable: bool,
+    /// Server-requested wait (`Retry-After`, or the rate-limit reset).
+    pub retry_after: Option<Duration>,
+    /// The HTTP status, when the failure was a reply rather than a transport error.
+    pub status: Option<u16>,
+    pub message: String,
+}
+
+impl Failure {
+    pub fn fatal(message: impl Into<String>) -> Self {
+        Failure {
+            retryable: false,
+            retry_after: None,
+            status: None,
+            message: message.into(),
+        }
+    }
+
+    pub fn transient(message: impl Into<String>, retry_after: Option<Duration>) -> Self {
+        Failure {
+            retryable: true,
+            retry_after,
+            status: None,
+            message: message.into(),
+        }
+    }
+}
+
+/// The last failure, and how many attempts were made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GaveUp {
+    pub attempts: u32,
+    pub last: Failure,
+}
+
+/// Runs `op` until it succeeds, fails for good, or the policy is spent.
+pub async fn retry<T, F, Fut>(policy: RetryPolicy, mut op: F) -> Result<T, GaveUp>
+where
+    F: FnMut(u32) -> Fut,
+    Fut: Future<Output = Result<T, Failure>>,
+{
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let failure = match op(attempt).await {
+            Ok(value) => return Ok(value),
+            Err(failure) => failure,
+        };
+        if !failure.retryable || attempt >= policy.max_attempts {
+            return Err(GaveUp {
+                attempts: attempt,
+                last: failure,
+            });
+        }
+        let wait = match failure.retry_after {
+            Some(after) if after > policy.max_delay => {
+                return Err(GaveUp {
+                    attempts: attempt,
+                    last: Failure {
+                        message: format!(
+                            "{} (the server asked to wait {} s, longer than the {} s this run waits)",
+                            failure.message,
+                            after.as_secs(),
+                            policy.max_delay.as_secs()
+                        ),
+                        ..failure
+                    },
+                });
+            }
+            Some(after) => after,
+            None => policy.backoff(attempt),
+        };
+        tokio::time::sleep(wait).await;
+    }
+}
+
+/// Parses `Retry-After` in its delta-seconds form; GitHub never sends the date form.
+pub fn parse_retry_after(value: &str) -> Option<Duration> {
+    value.trim().parse::<u64>().ok().map(Duration::from_secs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+
+    fn fast() -> RetryPolicy {
+        RetryPolicy {
+            max_attempts: 4,
+            base_delay: Duration::from_millis(1),
+            max_delay: Duration::from_secs(2),
+        }
+    }
+
+    #[tokio::test]
+    async fn retries_transient_failures_then_succeeds() {
+        let calls = Cell::new(0);
+        let out = retry(fast(), |_| {
+            calls.set(calls.get() + 1);
+            let n = calls.get();
+            async move {
+                if n < 3 {
+                    Err(Failure::transient("503", None))
+                } else {
+                    Ok(n)
+                }
+            }
+        })
+        .await;
+        assert_eq!(out, Ok(3));
+    }
+
+    #[tokio::test]
+    async fn stops_at_the_attempt_limit() {
+        let out: Result<(), _> =
+            retry(fast(), |_| async { Err(Failure::transient("502", None)) }).await;
+        let gave_up = out.unwrap_err();
+        assert_eq!(gave_up.attempts, 4);
+        assert_eq!(gave_up.last.message, "502");
+    }
+
+    #[tokio::test]
+    async fn fatal_failures_are_not_retried() {
+        let calls = Cell::new(0);
+        let out: Result<(), _> = retry(fast(), |_| {
+            calls.set(calls.get() + 1);
+            async { Err(Failure::fatal("404")) }
+        })
+        .await;
+        assert_eq!(out.unwrap_err().attempts, 1);
+        assert_eq!(calls.get(), 1);
+    }
+
+    #[tokio::test]
+    async fn a_retry_after_beyond_the_cap_ends_at_once() {
+        let out: Result<(), _> = retry(fast(), |_| async {
+            Err(Failure::transient("429", Some(Duration::from_secs(3600))))
+        })
+        .await;
+        let gave_up = out.unwrap_err();
+        assert_eq!(gave_up.attempts, 1);
+        assert!(
+            gave_up.last.message.contains("3600 s"),
+            "{}",
+            gave_up.last.message
+        );
+    }
+
+    #[test]
+    fn backoff_grows_and_is_capped() {
+        let p = RetryPolicy {
+            max_attempts: 10,
+            base_delay: Duration::from_millis(100),
+            max_delay: Duration::from_millis(500),
+        };
+        assert!(p.backoff(1) >= Duration::from_millis(100));
+        assert!(p.backoff(1) <= Duration::from_millis(150));
+        assert_eq!(p.backoff(8), Duration::from_millis(500));
+    }
+
+    #[test]
+    fn retry_after_seconds() {
+        assert_eq!(parse_retry_after(" 7 "), Some(Duration::from_secs(7)));
+        assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), None);
+    }
+}

@@ -1,0 +1,17 @@
+//! agent-council: Guard, Review and Release gates for pull requests, a tamper-evident
+//! audit ledger, and `<agent-state>` pause/resume for agents, as one binary.
+//!
+//! Decision modules are pure; only `app`, `github`, `runner` and `settings` touch the world.
+
+pub mod app;
+pub mod audit;
+pub mod cli;
+pub mod error;
+pub mod event;
+pub mod gates;
+pub mod github;
+pub mod plan;
+pub mod policy;
+pub mod render;
+pub mod runner;
+pub mod settings;

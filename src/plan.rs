@@ -1,0 +1,148 @@
+//! Events → stages for `command: auto` (SPEC.md's table, one arm per row; pure).
+
+use crate::event::Event;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    /// Guard, then review when guard passes.
+    GuardThenReview,
+    Release,
+    ReleasePostMerge,
+    StateGet,
+    Assign,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Plan {
+    Run(Stage),
+    /// Nothing to do for this event: say why, exit 0.
+    Nothing(String),
+}
+
+const GUARD_ACTIONS: [&str; 5] = [
+    "opened",
+    "reopened",
+    "synchronize",
+    "edited",
+    "ready_for_review",
+];
+
+pub fn stages_for(event: &Event, registry_issue_set: bool) -> Plan {
+    let action = event.action.as_deref().unwrap_or("");
+    let name = event.name.as_str();
+    match (name, action) {
+        ("pull_request" | "pull_request_target", a) if GUARD_ACTIONS.contains(&a) => {
+            Plan::Run(Stage::GuardThenReview)
+        }
+        ("pull_request", "labeled") => Plan::Run(Stage::Release),
+        ("pull_request_review", "submitted") => Plan::Run(Stage::Release),
+        ("check_suite" | "workflow_run", "completed") => Plan::Run(Stage::Release),
+        ("status", _) => Plan::Run(Stage::Release),
+        ("push", _) => Plan::Run(Stage::ReleasePostMerge),
+        ("issue_comment", "created" | "edited") => Plan::Run(Stage::StateGet),
+        ("issues", "opened") if registry_issue_set => Plan::Run(Stage::Assign),
+        ("issues", "opened") => Plan::Nothing(
+            "issues opened: assignment runs only when the `registry-issue` input is set"
+                .to_string(),
+        ),
+        ("workflow_dispatch", _) => Plan::Nothing(
+            "workflow_dispatch with `command: auto` has nothing to run: set the `command` input"
+                .to_string(),
+        ),
+        (_, "") => Plan::Nothing(format!(
+            "event `{name}` is not one council handles; nothing to do"
+        )),
+        (_, a) => Plan::Nothing(format!(
+            "event `{name}` with action `{a}` is not one council handles; nothing to do"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn event(name: &str, action: Option<&str>) -> Event {
+        let payload = match action {
+            Some(a) => json!({ "action": a }),
+            None => json!({}),
+        };
+        Event::parse(name, &payload.to_string(), "e").unwrap()
+    }
+
+    #[test]
+    fn one_assertion_per_row_of_the_table() {
+        for a in GUARD_ACTIONS {
+            assert_eq!(
+                stages_for(&event("pull_request", Some(a)), false),
+                Plan::Run(Stage::GuardThenReview)
+            );
+            assert_eq!(
+                stages_for(&event("pull_request_target", Some(a)), false),
+                Plan::Run(Stage::GuardThenReview)
+            );
+        }
+        assert_eq!(
+            stages_for(&event("pull_request_review", Some("submitted")), false),
+            Plan::Run(Stage::Release)
+        );
+        assert_eq!(
+            stages_for(&event("check_suite", Some("completed")), false),
+            Plan::Run(Stage::Release)
+        );
+        assert_eq!(
+            stages_for(&event("workflow_run", Some("completed")), false),
+            Plan::Run(Stage::Release)
+        );
+        assert_eq!(
+            stages_for(&event("status", None), false),
+            Plan::Run(Stage::Release)
+        );
+        assert_eq!(
+            stages_for(&event("pull_request", Some("labeled")), false),
+            Plan::Run(Stage::Release)
+        );
+        assert_eq!(
+            stages_for(&event("push", None), false),
+            Plan::Run(Stage::ReleasePostMerge)
+        );
+        assert_eq!(
+            stages_for(&event("issue_comment", Some("created")), false),
+            Plan::Run(Stage::StateGet)
+        );
+        assert_eq!(
+            stages_for(&event("issue_comment", Some("edited")), false),
+            Plan::Run(Stage::StateGet)
+        );
+        assert_eq!(
+            stages_for(&event("issues", Some("opened")), true),
+            Plan::Run(Stage::Assign)
+        );
+        assert!(matches!(
+            stages_for(&event("issues", Some("opened")), false),
+            Plan::Nothing(_)
+        ));
+        assert!(matches!(
+            stages_for(&event("workflow_dispatch", None), false),
+            Plan::Nothing(_)
+        ));
+    }
+
+    #[test]
+    fn everything_else_is_a_notice() {
+        for (name, action) in [
+            ("pull_request", Some("closed")),
+            ("pull_request", Some("assigned")),
+            ("issue_comment", Some("deleted")),
+            ("check_suite", Some("requested")),
+            ("release", Some("published")),
+            ("fork", None),
+        ] {
+            assert!(
+                matches!(stages_for(&event(name, action), false), Plan::Nothing(_)),
+                "{name} {action:?}"
+            );
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! Text that mixes our prose with user-controlled values, and the escaping that keeps the
+//! values literal in Markdown, logs and annotations (pure).
+
+/// Characters that render as nothing (or as plain space) and so can disguise a value:
+/// controls, bidi overrides, zero-width and unusual spaces, tag characters.
+pub fn is_invisible(c: char) -> bool {
+    let u = c as u32;
+    matches!(u,
+        0x00..=0x1F | 0x7F..=0x9F | 0xA0 | 0xAD | 0x34F | 0x61C | 0x115F | 0x1160
+        | 0x17B4 | 0x17B5 | 0x180B..=0x180F | 0x2000..=0x200F | 0x2028..=0x202F
+        | 0x205F..=0x206F | 0x3000 | 0x3164 | 0xFEFF | 0xFFA0 | 0xFFF9..=0xFFFB
+        | 0x1D173..=0x1D17A | 0xE0000..=0xE007F)
+}
+
+/// Shows invisible characters as `<U+XXXX>` so they are never silently dropped.
+pub fn visible(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if is_invisible(c) {
+            out.push_str(&format!("<U+{:04X}>", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Like [`visible`], but keeps line breaks (for code blocks).
+pub fn visible_multiline(s: &str) -> String {
+    s.split('\n').map(visible).collect::<Vec<_>>().join("\n")
+}
+
+/// The invisible characters of `s` with their character positions (0-based).
+pub fn invisible_chars(s: &str) -> Vec<(usize, char)> {
+    s.chars()
+        .enumerate()
+        .filter(|(_, c)| is_invisible(*c))
+        .collect()
+}
+
+/// Non-ASCII characters, which can imitate ASCII ones (`а` U+0430 for `a`).
+pub fn non_ascii_chars(s: &str) -> Vec<(usize, char)> {
+    s.chars()
+        .enumerate()
+        .filter(|(_, c)| !c.is_ascii())
+        .collect()
+}
+
+/// A Markdown code span holding `s` literally: no emphasis, links, HTML or @mentions.
+pub fn code_span(s: &str) -> String {
+    let shown = visible(s);
+    let longest_run = shown.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest_run + 1);
+    let pad = if shown.starts_with('`') || shown.ends_with('`') || shown.is_empty() {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{shown}{pad}{fence}")
+}
+
+/// Our own prose (or a policy author's), escaped so that it renders as written.
+pub fn escape_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in visible(s).chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            // A zero-width joiner after `@` stops GitHub from turning it into a mention.
+            '@' => out.push_str("@\u{2060}"),
+            c if c.is_ascii_punctuation() => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A Markdown table cell: `|` would end the cell even inside a code span.
+pub fn cell(markdown: &str) -> String {
+    markdown.replace('|', "\\|").replace('\n', " ")
+}
+
+/// A shell word, single-quoted when it needs quoting (for copy-paste commands).
+pub fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '-' | '_' | '.' | '<' | '>'));
+    if plain && !s.contains('<') {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// A sentence built from prose and values; values stay literal in every rendering.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Message {
+    parts: Vec<Part>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    Text(String),
+    Value(String),
+}
+
+impl Message {
+    pub fn new() -> Self {
+        Message::default()
+    }
+
+    pub fn text(mut self, s: impl Into<String>) -> Self {
+        self.parts.push(Part::Text(s.into()));
+        self
+    }
+
+    pub fn value(mut self, s: impl Into<String>) -> Self {
+        self.parts.push(Part::Value(s.into()));
+        self
+    }
+
+    pub fn append(mut self, other: Message) -> Self {
+        self.parts.extend(other.parts);
+        self
+    }
+
+    /// Plain text for logs, annotations and the timeline: values in quotes, invisibles shown.
+    pub fn plain(&self) -> String {
+        self.parts
+            .iter()
+            .map(|p| match p {
+                Part::Text(t) => visible(t),
+                Part::Value(v) => format!("\"{}\"", visible(v)),
+            })
+            .collect()
+    }
+
+    /// Markdown for comments and the step summary.
+    pub fn markdown(&self) -> String {
+        self.parts
+            .iter()
+            .map(|p| match p {
+                Part::Text(t) => escape_text(t),
+                Part::Value(v) => code_span(v),
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invisible_characters_are_shown() {
+        assert_eq!(
+            visible("a\u{202E}b\u{200B}c\u{0007}"),
+            "a<U+202E>b<U+200B>c<U+0007>"
+        );
+        assert_eq!(visible("plain/ünïcode"), "plain/ünïcode");
+        assert_eq!(invisible_chars("x\u{2066}y"), vec![(1, '\u{2066}')]);
+        assert_eq!(non_ascii_chars("feаture"), vec![(2, 'а')]);
+    }
+
+    #[test]
+    fn code_spans_survive_backticks() {
+        assert_eq!(code_span("main"), "`main`");
+        assert_eq!(code_span("a`b"), "``a`b``");
+        assert_eq!(code_span("`x"), "`` `x ``");
+        assert_eq!(code_span(""), "`  `");
+    }
+
+    #[test]
+    fn prose_is_escaped() {
+        assert_eq!(
+            escape_text("<b>*hi*</b> @team [x](y)"),
+            "&lt;b&gt;\\*hi\\*&lt;\\/b&gt; @\u{2060}team \\[x\\]\\(y\\)"
+        );
+    }
+
+    #[test]
+    fn messages_render_per_target() {
+        let m = Message::new()
+            .text("Branch ")
+            .value("<img src=x>|@x")
+            .text(" matches no rule.");
+        assert_eq!(m.plain(), "Branch \"<img src=x>|@x\" matches no rule.");
+        assert_eq!(m.markdown(), "Branch `<img src=x>|@x` matches no rule\\.");
+        assert_eq!(
+            cell(&m.markdown()),
+            "Branch `<img src=x>\\|@x` matches no rule\\."
+        );
+    }
+
+    #[test]
+    fn shell_words_are_quoted_when_needed() {
+        assert_eq!(shell_word("feature/x-1"), "feature/x-1");
+        assert_eq!(shell_word("a b"), "'a b'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word("$(rm -rf /)"), "'$(rm -rf /)'");
+        assert_eq!(shell_word("feature/<area>"), "'feature/<area>'");
+    }
+}

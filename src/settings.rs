@@ -1,0 +1,531 @@
+//! Raw inputs + the runner's environment → validated `Settings` (low → high).
+//!
+//! The environment is read once, in `RunnerEnv::from_process`; everything after that is
+//! pure, so tests build settings from a list of pairs.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::audit::RunInfo;
+use crate::cli::{Cli, Command, ContextCommand, StateCommand};
+use crate::error::{Error, Result};
+use crate::github::retry::RetryPolicy;
+use crate::runner::Runner;
+
+/// A value that must never be printed: `Debug` shows `***`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("***")
+    }
+}
+
+/// The runner variables this program reads, captured once.
+#[derive(Debug, Clone, Default)]
+pub struct RunnerEnv {
+    vars: BTreeMap<String, String>,
+}
+
+const RUNNER_VARS: &[&str] = &[
+    "GITHUB_ACTIONS",
+    "GITHUB_EVENT_NAME",
+    "GITHUB_EVENT_PATH",
+    "GITHUB_OUTPUT",
+    "GITHUB_STEP_SUMMARY",
+    "GITHUB_API_URL",
+    "GITHUB_GRAPHQL_URL",
+    "GITHUB_SERVER_URL",
+    "GITHUB_REPOSITORY",
+    "GITHUB_RUN_ID",
+    "GITHUB_RUN_ATTEMPT",
+    "GITHUB_JOB",
+    "GITHUB_WORKSPACE",
+    "GITHUB_RETENTION_DAYS",
+    "ACTIONS_RUNTIME_TOKEN",
+    "ACTIONS_RESULTS_URL",
+    "COUNCIL_RETRY_BASE_MS",
+];
+
+impl RunnerEnv {
+    pub fn from_process() -> RunnerEnv {
+        RunnerEnv::from_pairs(
+            RUNNER_VARS
+                .iter()
+                .filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v))),
+        )
+    }
+
+    pub fn from_pairs(pairs: impl IntoIterator<Item = (String, String)>) -> RunnerEnv {
+        RunnerEnv {
+            vars: pairs.into_iter().collect(),
+        }
+    }
+
+    /// A variable's value; empty counts as unset.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.vars
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandKind {
+    Auto,
+    Guard,
+    Review,
+    Release,
+    StateGet,
+    StatePut,
+    ContextValidate,
+    ContextSync,
+    Report,
+    Assign,
+    Verify(Option<PathBuf>),
+}
+
+impl CommandKind {
+    fn from_input(name: &str) -> Result<CommandKind> {
+        Ok(match name.trim() {
+            "auto" => CommandKind::Auto,
+            "guard" => CommandKind::Guard,
+            "review" => CommandKind::Review,
+            "release" => CommandKind::Release,
+            "state-get" => CommandKind::StateGet,
+            "state-put" => CommandKind::StatePut,
+            "context-validate" => CommandKind::ContextValidate,
+            "context-sync" => CommandKind::ContextSync,
+            "report" => CommandKind::Report,
+            "assign" => CommandKind::Assign,
+            "verify" => CommandKind::Verify(None),
+            other => {
+                return Err(Error::Usage(format!(
+                    "input `command`: unknown command `{other}`; use one of auto, guard, review, \
+                     release, state-get, state-put, context-validate, context-sync, report, \
+                     assign, verify"
+                )));
+            }
+        })
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            CommandKind::Auto => "auto",
+            CommandKind::Guard => "guard",
+            CommandKind::Review => "review",
+            CommandKind::Release => "release",
+            CommandKind::StateGet => "state-get",
+            CommandKind::StatePut => "state-put",
+            CommandKind::ContextValidate => "context-validate",
+            CommandKind::ContextSync => "context-sync",
+            CommandKind::Report => "report",
+            CommandKind::Assign => "assign",
+            CommandKind::Verify(_) => "verify",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StateInputs {
+    pub intent: Option<String>,
+    pub step: Option<String>,
+    pub progress: Option<String>,
+    pub memory: Option<String>,
+    pub next_action: Option<String>,
+    pub summary: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EventSource {
+    pub name: String,
+    pub path: PathBuf,
+}
+
+/// Where the artifact service is, when the runner gave us one.
+#[derive(Debug, Clone, Default)]
+pub struct ArtifactEnv {
+    pub runtime_token: Option<Secret>,
+    pub results_url: Option<String>,
+    pub server_url: String,
+    /// `GITHUB_RETENTION_DAYS`: the repository's cap.
+    pub retention_cap: Option<u32>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub command: CommandKind,
+    pub in_actions: bool,
+    pub dry_run: bool,
+    pub close_on_fail: bool,
+    pub upload_artifact: bool,
+    pub policy_path: String,
+    /// `--policy`/`policy:` was given (on the CLI a missing explicit file is an error).
+    pub policy_explicit: bool,
+    pub token: Option<Secret>,
+    pub release_token: Option<Secret>,
+    pub hmac_key: Option<Secret>,
+    pub retention_days: Option<u32>,
+    pub issue: Option<u64>,
+    pub registry_issue: Option<u64>,
+    pub trusted_authors: Vec<String>,
+    pub state: StateInputs,
+    pub event: Option<EventSource>,
+    pub repo: Option<String>,
+    pub run: RunInfo,
+    pub workspace: PathBuf,
+    pub api_url: String,
+    pub graphql_url: String,
+    pub server_url: String,
+    pub retry: RetryPolicy,
+    pub runner: Runner,
+    pub artifact: ArtifactEnv,
+    pub json: bool,
+    pub allow_secrets: bool,
+}
+
+pub const DEFAULT_POLICY_PATH: &str = ".github/council.yml";
+
+impl Settings {
+    pub fn resolve(cli: Cli, env: &RunnerEnv, cwd: PathBuf) -> Result<Settings> {
+        let i = cli.inputs;
+        let command = match cli.command {
+            Some(Command::Run) => CommandKind::Auto,
+            Some(Command::Guard) => CommandKind::Guard,
+            Some(Command::Review) => CommandKind::Review,
+            Some(Command::Release) => CommandKind::Release,
+            Some(Command::State(StateCommand::Get)) => CommandKind::StateGet,
+            Some(Command::State(StateCommand::Put)) => CommandKind::StatePut,
+            Some(Command::Context(ContextCommand::Validate)) => CommandKind::ContextValidate,
+            Some(Command::Context(ContextCommand::Sync)) => CommandKind::ContextSync,
+            Some(Command::Report) => CommandKind::Report,
+            Some(Command::Assign) => CommandKind::Assign,
+            Some(Command::Verify { file }) => CommandKind::Verify(Some(file)),
+            None => match non_empty(i.command) {
+                Some(name) => CommandKind::from_input(&name)?,
+                None => CommandKind::Auto,
+            },
+        };
+        let in_actions = env.get("GITHUB_ACTIONS") == Some("true");
+        let policy_input = non_empty(i.policy);
+        let policy_explicit = policy_input.is_some();
+        let policy_path = policy_input.unwrap_or_else(|| DEFAULT_POLICY_PATH.to_string());
+        if in_actions {
+            check_repo_path(&policy_path)?;
+        }
+        let api_url = env
+            .get("GITHUB_API_URL")
+            .unwrap_or("https://api.github.com")
+            .trim_end_matches('/')
+            .to_string();
+        let graphql_url = env
+            .get("GITHUB_GRAPHQL_URL")
+            .map(str::to_string)
+            .unwrap_or_else(|| default_graphql_url(&api_url));
+        let server_url = env
+            .get("GITHUB_SERVER_URL")
+            .unwrap_or("https://github.com")
+            .trim_end_matches('/')
+            .to_string();
+        let run = match env.get("GITHUB_RUN_ID") {
+            Some(run_id) => RunInfo {
+                run_id: run_id.to_string(),
+                run_attempt: parse_number(env.get("GITHUB_RUN_ATTEMPT"), "GITHUB_RUN_ATTEMPT")?
+                    .unwrap_or(1),
+                job: env.get("GITHUB_JOB").unwrap_or("job").to_string(),
+            },
+            None => RunInfo::local(),
+        };
+        Ok(Settings {
+            command,
+            in_actions,
+            dry_run: parse_bool(i.dry_run, "dry-run")?.unwrap_or(false),
+            close_on_fail: parse_bool(i.close_on_fail, "close-on-fail")?.unwrap_or(false),
+            upload_artifact: parse_bool(i.upload_artifact, "upload-artifact")?.unwrap_or(true),
+            policy_path,
+            policy_explicit,
+            token: non_empty(i.github_token).map(Secret),
+            release_token: non_empty(i.release_token).map(Secret),
+            hmac_key: non_empty(i.hmac_key).map(Secret),
+            retention_days: parse_retention(i.retention_days)?,
+            issue: parse_number(non_empty(i.issue).as_deref(), "issue")?,
+            registry_issue: parse_number(non_empty(i.registry_issue).as_deref(), "registry-issue")?,
+            trusted_authors: split_list(non_empty(i.trusted_authors)),
+            state: StateInputs {
+                intent: non_empty(i.intent),
+                step: non_empty(i.step),
+                progress: non_empty(i.progress),
+                memory: non_empty(i.memory),
+                next_action: non_empty(i.next_action),
+                summary: non_empty(i.summary),
+            },
+            event: event_source(&cli.local, env)?,
+            repo: non_empty(cli.local.repo)
+                .or_else(|| env.get("GITHUB_REPOSITORY").map(str::to_string)),
+            run,
+            workspace: env
+                .get("GITHUB_WORKSPACE")
+                .map(PathBuf::from)
+                .unwrap_or(cwd),
+            api_url,
+            graphql_url,
+            server_url: server_url.clone(),
+            retry: RetryPolicy::with_base_ms(parse_number(
+                env.get("COUNCIL_RETRY_BASE_MS"),
+                "COUNCIL_RETRY_BASE_MS",
+            )?),
+            runner: Runner {
+                actions: in_actions,
+                output_path: env.get("GITHUB_OUTPUT").map(PathBuf::from),
+                summary_path: env.get("GITHUB_STEP_SUMMARY").map(PathBuf::from),
+            },
+            artifact: ArtifactEnv {
+                runtime_token: env
+                    .get("ACTIONS_RUNTIME_TOKEN")
+                    .map(|t| Secret(t.to_string())),
+                results_url: env.get("ACTIONS_RESULTS_URL").map(str::to_string),
+                server_url,
+                retention_cap: parse_number(
+                    env.get("GITHUB_RETENTION_DAYS"),
+                    "GITHUB_RETENTION_DAYS",
+                )?
+                .map(|d: u64| d.min(u32::MAX as u64) as u32),
+            },
+            json: cli.local.json,
+            allow_secrets: cli.local.allow_secrets,
+        })
+    }
+}
+
+fn non_empty(v: Option<String>) -> Option<String> {
+    v.filter(|s| !s.trim().is_empty())
+}
+
+/// `true`/`false` in any letter case, as `@actions/core`'s `getBooleanInput` reads them.
+fn parse_bool(v: Option<String>, input: &str) -> Result<Option<bool>> {
+    match non_empty(v) {
+        None => Ok(None),
+        Some(s) => match s.trim().to_ascii_lowercase().as_str() {
+            "true" => Ok(Some(true)),
+            "false" => Ok(Some(false)),
+            _ => Err(Error::Usage(format!(
+                "input `{input}` (--{input}): `{s}` is not a boolean; use true or false"
+            ))),
+        },
+    }
+}
+
+fn parse_number(v: Option<&str>, input: &str) -> Result<Option<u64>> {
+    match v.map(str::trim).filter(|s| !s.is_empty()) {
+        None => Ok(None),
+        Some(s) => s
+            .trim_start_matches('#')
+            .parse::<u64>()
+            .map(Some)
+            .map_err(|_| Error::Usage(format!("`{input}`: `{s}` is not a whole number"))),
+    }
+}
+
+fn parse_retention(v: Option<String>) -> Result<Option<u32>> {
+    match parse_number(non_empty(v).as_deref(), "retention-days")? {
+        None | Some(0) => Ok(None),
+        Some(days) if days <= 400 => Ok(Some(days as u32)),
+        Some(days) => Err(Error::Usage(format!(
+            "input `retention-days`: {days} days is more than any repository allows (1-90 by default, 400 at most)"
+        ))),
+    }
+}
+
+/// Comma- or newline-separated logins.
+fn split_list(v: Option<String>) -> Vec<String> {
+    v.map(|s| {
+        s.split([',', '\n'])
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// GHES serves REST at `/api/v3` and GraphQL at `/api/graphql`.
+fn default_graphql_url(api_url: &str) -> String {
+    match api_url.strip_suffix("/api/v3") {
+        Some(host) => format!("{host}/api/graphql"),
+        None => format!("{api_url}/graphql"),
+    }
+}
+
+/// A path inside the repository: relative, no `..`, no backslashes.
+fn check_repo_path(path: &str) -> Result<()> {
+    let bad = path.starts_with('/')
+        || path.contains('\\')
+        || path.split('/').any(|seg| seg.is_empty() || seg == "..");
+    if bad {
+        return Err(Error::Usage(format!(
+            "input `policy`: `{path}` must be a relative path inside the repository, such as .github/council.yml"
+        )));
+    }
+    Ok(())
+}
+
+fn event_source(local: &crate::cli::LocalFlags, env: &RunnerEnv) -> Result<Option<EventSource>> {
+    let path = local
+        .event
+        .clone()
+        .or_else(|| env.get("GITHUB_EVENT_PATH").map(PathBuf::from));
+    let name = non_empty(local.event_name.clone())
+        .or_else(|| env.get("GITHUB_EVENT_NAME").map(str::to_string));
+    match (name, path) {
+        (Some(name), Some(path)) => Ok(Some(EventSource { name, path })),
+        (None, None) => Ok(None),
+        (None, Some(_)) => Err(Error::Usage(
+            "an event file was given without its name: add --event-name (e.g. pull_request) or set GITHUB_EVENT_NAME".into(),
+        )),
+        (Some(name), None) => Err(Error::Usage(format!(
+            "event `{name}` was named but no payload was given: add --event FILE or set GITHUB_EVENT_PATH"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn resolve(args: &[&str], env: &[(&str, &str)]) -> Result<Settings> {
+        let cli = Cli::try_parse_from(args).unwrap();
+        let env = RunnerEnv::from_pairs(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        Settings::resolve(cli, &env, PathBuf::from("/work"))
+    }
+
+    #[test]
+    fn defaults_outside_actions() {
+        let s = resolve(&["council"], &[]).unwrap();
+        assert_eq!(s.command, CommandKind::Auto);
+        assert!(!s.in_actions && !s.dry_run && !s.close_on_fail && s.upload_artifact);
+        assert_eq!(s.policy_path, ".github/council.yml");
+        assert_eq!(s.api_url, "https://api.github.com");
+        assert_eq!(s.graphql_url, "https://api.github.com/graphql");
+        assert_eq!(s.run, RunInfo::local());
+        assert_eq!(s.workspace, PathBuf::from("/work"));
+    }
+
+    #[test]
+    fn ghes_urls() {
+        let s = resolve(
+            &["council"],
+            &[("GITHUB_API_URL", "https://ghe.corp/api/v3/")],
+        )
+        .unwrap();
+        assert_eq!(s.api_url, "https://ghe.corp/api/v3");
+        assert_eq!(s.graphql_url, "https://ghe.corp/api/graphql");
+    }
+
+    #[test]
+    fn the_command_input_picks_the_subcommand() {
+        let s = resolve(&["council", "--command", "state-get"], &[]).unwrap();
+        assert_eq!(s.command, CommandKind::StateGet);
+        let err = resolve(&["council", "--command", "merge-everything"], &[]).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        let s = resolve(&["council", "guard", "--command", "review"], &[]).unwrap();
+        assert_eq!(s.command, CommandKind::Guard, "an explicit subcommand wins");
+    }
+
+    #[test]
+    fn booleans_are_strict() {
+        assert!(
+            resolve(&["council", "--dry-run=TRUE"], &[])
+                .unwrap()
+                .dry_run
+        );
+        let err = resolve(&["council", "--dry-run=yes"], &[]).unwrap_err();
+        assert!(err.to_string().contains("input `dry-run`"), "{err}");
+        assert!(
+            !resolve(&["council", "--upload-artifact=false"], &[])
+                .unwrap()
+                .upload_artifact
+        );
+    }
+
+    #[test]
+    fn numbers_and_lists() {
+        let s = resolve(
+            &[
+                "council",
+                "--issue",
+                "#12",
+                "--trusted-authors",
+                "a, b\nrenovate[bot]",
+                "--retention-days",
+                "7",
+            ],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(s.issue, Some(12));
+        assert_eq!(s.trusted_authors, vec!["a", "b", "renovate[bot]"]);
+        assert_eq!(s.retention_days, Some(7));
+        assert!(resolve(&["council", "--issue", "twelve"], &[]).is_err());
+        assert!(resolve(&["council", "--retention-days", "9999"], &[]).is_err());
+    }
+
+    #[test]
+    fn policy_paths_must_stay_in_the_repository_in_actions() {
+        for bad in ["/etc/passwd", "../x.yml", ".github/../../x", "a\\b"] {
+            let err =
+                resolve(&["council", "--policy", bad], &[("GITHUB_ACTIONS", "true")]).unwrap_err();
+            assert_eq!(err.exit_code(), 2, "{bad}");
+        }
+    }
+
+    #[test]
+    fn runner_variables() {
+        let s = resolve(
+            &["council"],
+            &[
+                ("GITHUB_ACTIONS", "true"),
+                ("GITHUB_RUN_ID", "99"),
+                ("GITHUB_RUN_ATTEMPT", "3"),
+                ("GITHUB_JOB", "gate"),
+                ("GITHUB_EVENT_NAME", "pull_request"),
+                ("GITHUB_EVENT_PATH", "/github/workflow/event.json"),
+                ("GITHUB_WORKSPACE", "/github/workspace"),
+                ("GITHUB_RUN_ATTEMPT", "3"),
+            ],
+        )
+        .unwrap();
+        assert!(s.in_actions);
+        assert_eq!(
+            s.run.entry_id("guard", "check:x"),
+            "99/3/gate/guard/check:x"
+        );
+        assert_eq!(s.event.unwrap().name, "pull_request");
+        assert_eq!(s.workspace, PathBuf::from("/github/workspace"));
+    }
+
+    #[test]
+    fn half_an_event_is_a_usage_error() {
+        assert!(resolve(&["council", "--event", "e.json"], &[]).is_err());
+        assert!(resolve(&["council", "--event-name", "push"], &[]).is_err());
+    }
+
+    #[test]
+    fn secrets_do_not_show_in_debug() {
+        let s = resolve(
+            &["council", "--github-token", "ghp_abc", "--hmac-key", "k3y"],
+            &[],
+        )
+        .unwrap();
+        let debug = format!("{s:?}");
+        assert!(!debug.contains("ghp_abc") && !debug.contains("k3y"));
+    }
+}
