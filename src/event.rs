@@ -78,6 +78,15 @@ impl Event {
             Some(Value::String(s)) => Some(s.clone()),
             Some(_) => return Err(bad("field `action` is not a string".into())),
         };
+        if let Some(key) = required_key(name)
+            .iter()
+            .find(|k| !payload[**k].is_object())
+        {
+            return Err(bad(format!(
+                "a `{name}` payload has an object `{key}`; this one does not. Does \
+                 GITHUB_EVENT_NAME (or --event-name) name the event in the file?"
+            )));
+        }
         let repository = payload
             .pointer("/repository/full_name")
             .and_then(Value::as_str)
@@ -159,6 +168,20 @@ impl Event {
             .pointer("/changes/base/ref/from")
             .and_then(Value::as_str)
             .map(str::to_string)
+    }
+}
+
+/// The object every payload of a known event carries: a missing one means the event name
+/// and the file disagree.
+fn required_key(name: &str) -> &'static [&'static str] {
+    match name {
+        "pull_request" | "pull_request_target" => &["pull_request"],
+        "pull_request_review" => &["pull_request", "review"],
+        "issue_comment" => &["issue", "comment"],
+        "issues" => &["issue"],
+        "check_suite" => &["check_suite"],
+        "workflow_run" => &["workflow_run"],
+        _ => &[],
     }
 }
 
@@ -278,7 +301,10 @@ mod tests {
             ("", "not valid JSON"),
             ("{\"action\": \"opened\"", "not valid JSON"),
             ("[1,2]", "not a JSON object"),
-            ("{\"action\": 7}", "`action` is not a string"),
+            (
+                "{\"action\": 7, \"pull_request\": {}}",
+                "`action` is not a string",
+            ),
         ] {
             let err = Event::parse("pull_request", text, "e.json").unwrap_err();
             assert_eq!(err.exit_code(), 2);
@@ -297,8 +323,8 @@ mod tests {
         let err = e.pull_request().unwrap_err();
         assert!(err.to_string().contains("`pull_request.head.ref`"), "{err}");
 
-        let e = Event::parse("pull_request", &fixture("issue_comment.created"), "e.json").unwrap();
-        let err = e.pull_request().unwrap_err();
+        let err =
+            Event::parse("pull_request", &fixture("issue_comment.created"), "e.json").unwrap_err();
         assert!(err.to_string().contains("`pull_request`"), "{err}");
 
         let mut v: Value = serde_json::from_str(&fixture("pull_request.opened")).unwrap();

@@ -64,10 +64,13 @@ mod tests {
     use serde_json::json;
 
     fn event(name: &str, action: Option<&str>) -> Event {
-        let payload = match action {
-            Some(a) => json!({ "action": a }),
-            None => json!({}),
-        };
+        let mut payload = json!({
+            "pull_request": {}, "review": {}, "issue": {}, "comment": {},
+            "check_suite": {}, "workflow_run": {}
+        });
+        if let Some(a) = action {
+            payload["action"] = a.into();
+        }
         Event::parse(name, &payload.to_string(), "e").unwrap()
     }
 

@@ -14,7 +14,6 @@ use super::RepoName;
 use super::retry::{Failure, GaveUp, RetryPolicy, parse_retry_after, retry};
 
 const ACCEPT_JSON: &str = "application/vnd.github+json";
-const USER_AGENT: &str = concat!("agent-council/", env!("CARGO_PKG_VERSION"));
 
 /// Where and how to reach GitHub; built from the runner environment in `settings`.
 #[derive(Clone)]
@@ -252,7 +251,6 @@ pub fn build_octocrab(base: &str, token: Option<&str>) -> Result<Octocrab, crate
     let mut builder = Octocrab::builder()
         .base_uri(base)
         .map_err(|e| bad(&e))?
-        .add_header(header::USER_AGENT, USER_AGENT.to_string())
         .set_connect_timeout(Some(Duration::from_secs(10)))
         .set_read_timeout(Some(Duration::from_secs(60)));
     if let Some(token) = token {

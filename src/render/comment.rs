@@ -1,7 +1,7 @@
 //! Comments posted on pull requests.
 
 use super::code_block;
-use super::text::{cell, code_span};
+use super::text::{cell, literal};
 use crate::event::PullRequest;
 use crate::gates::{GateOutcome, Verdict};
 
@@ -26,8 +26,8 @@ pub fn close_on_fail(
     out.push_str("\n### This pull request was closed by the branch policy\n\n");
     out.push_str(&format!(
         "{} → {} does not meet the {}.\n\n",
-        code_span(&pr.head_ref),
-        code_span(&pr.base_ref),
+        literal(&pr.head_ref),
+        literal(&pr.base_ref),
         crate::render::text::escape_text(policy_source)
     ));
     out.push_str("| Gate | Result | Why |\n| --- | --- | --- |\n");
@@ -52,7 +52,7 @@ pub fn close_on_fail(
         shown.push(fix);
         out.push_str(&format!("**How to fix:** {}\n\n", fix.advice.markdown()));
         if !fix.commands.is_empty() {
-            out.push_str(&code_block("sh", &fix.commands));
+            out.push_str(&code_block(&fix.commands));
             out.push('\n');
         }
     }

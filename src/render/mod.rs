@@ -42,13 +42,9 @@ impl EffectReport {
     }
 }
 
-/// A fenced code block whose fence no line inside can close.
-pub fn code_block(lang: &str, lines: &[String]) -> String {
-    let body = lines.join("\n");
-    let longest = body.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest.max(2) + 1);
-    format!(
-        "{fence}{lang}\n{}\n{fence}\n",
-        text::visible_multiline(&body)
-    )
+/// Commands to copy, as an HTML `<pre>` block: GitHub parses no Markdown inside it and
+/// the escaped text holds no live tag, whatever the branch names are.
+pub fn code_block(lines: &[String]) -> String {
+    let body: Vec<String> = lines.iter().map(|l| text::escape_pre(l)).collect();
+    format!("<pre><code>{}</code></pre>\n", body.join("\n"))
 }

@@ -1,6 +1,6 @@
 //! The step summary (`GITHUB_STEP_SUMMARY`) and the CLI's readable view.
 
-use super::text::{Message, cell, code_span};
+use super::text::{Message, cell, literal};
 use super::{EffectReport, EffectResult, code_block};
 use crate::event::PullRequest;
 use crate::gates::{GateOutcome, Verdict};
@@ -33,9 +33,9 @@ pub fn markdown(report: &StageReport) -> String {
     out.push_str(&format!(
         "Pull request #{}: {} → {} (head {})\n\n",
         pr.number,
-        code_span(&pr.head_ref),
-        code_span(&pr.base_ref),
-        code_span(short_sha(&pr.head_sha)),
+        literal(&pr.head_ref),
+        literal(&pr.base_ref),
+        literal(short_sha(&pr.head_sha)),
     ));
     out.push_str("| Gate | Result | Why |\n| --- | --- | --- |\n");
     for gate in &report.gates {
@@ -60,7 +60,7 @@ pub fn markdown(report: &StageReport) -> String {
             fix.advice.markdown()
         ));
         if !fix.commands.is_empty() {
-            out.push_str(&code_block("sh", &fix.commands));
+            out.push_str(&code_block(&fix.commands));
             out.push('\n');
         }
     }

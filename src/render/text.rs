@@ -46,42 +46,79 @@ pub fn non_ascii_chars(s: &str) -> Vec<(usize, char)> {
         .collect()
 }
 
-/// A Markdown code span holding `s` literally: no emphasis, links, HTML or @mentions.
-pub fn code_span(s: &str) -> String {
-    let shown = visible(s);
-    let longest_run = shown.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest_run + 1);
-    let pad = if shown.starts_with('`') || shown.ends_with('`') || shown.is_empty() {
-        " "
-    } else {
-        ""
-    };
-    format!("{fence}{pad}{shown}{pad}{fence}")
+/// A user value shown literally: `<code>` with every character that Markdown, HTML,
+/// tables, autolinks or math could act on written as an entity. GitHub neither links
+/// mentions nor parses Markdown inside `<code>`, and the raw text holds no live tag.
+pub fn literal(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 16);
+    out.push_str("<code>");
+    for c in visible(s).chars() {
+        match entity(c) {
+            Some(e) => out.push_str(e),
+            None => out.push(c),
+        }
+    }
+    out.push_str("</code>");
+    out
 }
 
-/// Our own prose (or a policy author's), escaped so that it renders as written.
+fn entity(c: char) -> Option<&'static str> {
+    Some(match c {
+        '&' => "&amp;",
+        '<' => "&lt;",
+        '>' => "&gt;",
+        '"' => "&quot;",
+        '\'' => "&#39;",
+        '|' => "&#124;",
+        '`' => "&#96;",
+        '*' => "&#42;",
+        '_' => "&#95;",
+        '[' => "&#91;",
+        ']' => "&#93;",
+        '\\' => "&#92;",
+        '~' => "&#126;",
+        '@' => "&#64;",
+        ':' => "&#58;",
+        '#' => "&#35;",
+        '!' => "&#33;",
+        '$' => "&#36;",
+        _ => return None,
+    })
+}
+
+/// Our own prose (or a policy author's): entities for the characters Markdown and HTML
+/// act on, and a word joiner after `@` so that GitHub does not notify anyone.
 pub fn escape_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
     for c in visible(s).chars() {
         match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            // A zero-width joiner after `@` stops GitHub from turning it into a mention.
             '@' => out.push_str("@\u{2060}"),
-            c if c.is_ascii_punctuation() => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
+            ':' => out.push(':'),
+            c => match entity(c) {
+                Some(e) => out.push_str(e),
+                None => out.push(c),
+            },
         }
     }
     out
 }
 
-/// A Markdown table cell: `|` would end the cell even inside a code span.
+/// A Markdown table cell: a line break would end the row.
 pub fn cell(markdown: &str) -> String {
-    markdown.replace('|', "\\|").replace('\n', " ")
+    markdown.replace('\n', " ")
+}
+
+/// Text for a `<pre>` block: GitHub parses no Markdown there, and the entities keep the
+/// raw comment free of live tags and mentions; a copy-paste yields the literal text.
+pub fn escape_pre(s: &str) -> String {
+    visible(s)
+        .chars()
+        .map(|c| {
+            entity(c)
+                .map(str::to_string)
+                .unwrap_or_else(|| c.to_string())
+        })
+        .collect()
 }
 
 /// A shell word, single-quoted when it needs quoting (for copy-paste commands).
@@ -145,7 +182,7 @@ impl Message {
             .iter()
             .map(|p| match p {
                 Part::Text(t) => escape_text(t),
-                Part::Value(v) => code_span(v),
+                Part::Value(v) => literal(v),
             })
             .collect()
     }
@@ -167,18 +204,21 @@ mod tests {
     }
 
     #[test]
-    fn code_spans_survive_backticks() {
-        assert_eq!(code_span("main"), "`main`");
-        assert_eq!(code_span("a`b"), "``a`b``");
-        assert_eq!(code_span("`x"), "`` `x ``");
-        assert_eq!(code_span(""), "`  `");
+    fn literals_hold_no_live_markup() {
+        assert_eq!(literal("feature/x-1.2"), "<code>feature/x-1.2</code>");
+        assert_eq!(
+            literal("<img src=x>|`*@me*`"),
+            "<code>&lt;img src=x&gt;&#124;&#96;&#42;&#64;me&#42;&#96;</code>"
+        );
+        assert_eq!(literal("a\u{202E}b"), "<code>a&lt;U+202E&gt;b</code>");
+        assert_eq!(literal("http://evil"), "<code>http&#58;//evil</code>");
     }
 
     #[test]
     fn prose_is_escaped() {
         assert_eq!(
-            escape_text("<b>*hi*</b> @team [x](y)"),
-            "&lt;b&gt;\\*hi\\*&lt;\\/b&gt; @\u{2060}team \\[x\\]\\(y\\)"
+            escape_text("<b>*hi*</b> @team [x](y): ok"),
+            "&lt;b&gt;&#42;hi&#42;&lt;/b&gt; @\u{2060}team &#91;x&#93;(y): ok"
         );
     }
 
@@ -189,10 +229,9 @@ mod tests {
             .value("<img src=x>|@x")
             .text(" matches no rule.");
         assert_eq!(m.plain(), "Branch \"<img src=x>|@x\" matches no rule.");
-        assert_eq!(m.markdown(), "Branch `<img src=x>|@x` matches no rule\\.");
         assert_eq!(
-            cell(&m.markdown()),
-            "Branch `<img src=x>\\|@x` matches no rule\\."
+            m.markdown(),
+            "Branch <code>&lt;img src=x&gt;&#124;&#64;x</code> matches no rule."
         );
     }
 

@@ -1,0 +1,476 @@
+//! Guard end to end: real webhook payloads, a fake GitHub, the real binary.
+
+use serde_json::json;
+
+use crate::support::fake_github::{FakeGitHub, comment};
+use crate::support::{Council, fixture, pr_event};
+
+const GUARD_ACTIONS: [&str; 5] = [
+    "opened",
+    "reopened",
+    "synchronize",
+    "edited",
+    "ready_for_review",
+];
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_guard_action_of_both_pr_events_runs_the_guard_with_one_api_call() {
+    for event_name in ["pull_request", "pull_request_target"] {
+        for action in GUARD_ACTIONS {
+            let gh = FakeGitHub::start().await;
+            gh.policy("master", None).await;
+            let run = Council::action()
+                .api(&gh.uri())
+                .event(event_name, fixture(&format!("pull_request.{action}")))
+                .run()
+                .await;
+            run.assert_code(1);
+            assert_eq!(run.output("guard-status"), "FAIL", "{event_name}.{action}");
+            assert_eq!(run.output("review-status"), "PENDING");
+            assert_eq!(run.output("release-status"), "PENDING");
+            assert_eq!(run.output("audit-path"), "out/audit/PR-2.json");
+            assert_eq!(run.output("artifact-id"), "");
+            assert_eq!(
+                gh.requests().await,
+                vec!["GET /repos/Codertocat/Hello-World/contents/.github/council.yml"],
+                "{event_name}.{action}: only the policy read"
+            );
+            let ctx = run.audit(2);
+            assert_eq!(ctx["trigger"], format!("webhook:{event_name}.{action}"));
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_passing_pr_reads_only_the_policy_and_exits_0() {
+    let gh = FakeGitHub::start().await;
+    gh.policy("develop", None).await;
+    let run = Council::action()
+        .api(&gh.uri())
+        .event(
+            "pull_request",
+            pr_event("opened", "feature/devops/PBI-001-login", "develop"),
+        )
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.output("guard-status"), "PASS");
+    assert_eq!(gh.requests().await.len(), 1);
+    assert!(run.annotations().is_empty(), "{:?}", run.annotations());
+    run.assert_no_secret("ghs_test_token_value");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn summary_annotations_and_context_object_of_a_failing_pr() {
+    let gh = FakeGitHub::start().await;
+    gh.policy("master", None).await;
+    let run = Council::action()
+        .api(&gh.uri())
+        .event("pull_request", fixture("pull_request.opened"))
+        .run()
+        .await;
+    run.assert_code(1);
+    insta::assert_snapshot!(run.summary, @"
+    ### agent-council · guard · FAIL
+
+    Pull request #2: <code>changes</code> → <code>master</code> (head <code>ec26c3e</code>)
+
+    | Gate | Result | Why |
+    | --- | --- | --- |
+    | `naming_convention` | ❌ FAIL | Branch <code>changes</code> matches no naming rule of the default policy (no .github/council.yml on master). Allowed: feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt; → develop; chore/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt; → develop; hotfix/INC-&lt;n&gt;-&lt;slug&gt; or hotfix/BUG-&lt;n&gt;-&lt;slug&gt; → main, develop. |
+    | `target_policy` | ❌ FAIL | Branch <code>changes</code> matches no rule, so it may not target <code>master</code>. |
+
+    **How to fix `naming_convention`:** rename the branch (fill in the placeholders) and open a new pull request into <code>develop</code>; renaming the head branch of an open pull request closes it:
+
+    <pre><code>git branch -m changes &#39;feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt;&#39;
+    git push -u origin &#39;feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt;&#39;
+    git push origin --delete changes</code></pre>
+
+    <sub>policy: default policy (no .github/council.yml on master) · API requests: 1 · audit file: <code>out/audit/PR-2.json</code></sub>
+    ");
+    insta::assert_snapshot!(run.annotations().join("\n"), @r#"
+    ::error title=council guard%3A naming_convention (check%3Abranch-name)::Branch "changes" matches no naming rule of the default policy (no .github/council.yml on master). Allowed: feature/<area>/PBI-<n>-<slug> → develop; chore/<area>/PBI-<n>-<slug> → develop; hotfix/INC-<n>-<slug> or hotfix/BUG-<n>-<slug> → main, develop. Fix: rename the branch (fill in the placeholders) and open a new pull request into "develop"; renaming the head branch of an open pull request closes it: `git branch -m changes 'feature/<area>/PBI-<n>-<slug>' && git push -u origin 'feature/<area>/PBI-<n>-<slug>' && git push origin --delete changes`
+    ::error title=council guard%3A target_policy (check%3Atarget-branch)::Branch "changes" matches no rule, so it may not target "master". Fix: rename the branch (fill in the placeholders) and open a new pull request into "develop"; renaming the head branch of an open pull request closes it: `git branch -m changes 'feature/<area>/PBI-<n>-<slug>' && git push -u origin 'feature/<area>/PBI-<n>-<slug>' && git push origin --delete changes`
+    "#);
+    let ctx = run.audit(2);
+    assert_eq!(run.output("context"), serde_json::to_string(&ctx).unwrap());
+    insta::assert_json_snapshot!(ctx, {
+        ".timestamp" => "[time]",
+        ".timeline[].timestamp" => "[time]",
+        ".timeline[].message" => "[message]",
+        ".timeline[].prev_hash" => "[hash]",
+        ".timeline[].hash" => "[hash]",
+    }, @r#"
+    {
+      "schema_version": 1,
+      "context_id": "PR-2",
+      "repository": "Codertocat/Hello-World",
+      "timestamp": "[time]",
+      "trigger": "webhook:pull_request.opened",
+      "subject": {
+        "type": "pull_request",
+        "id": 2,
+        "source_branch": "changes",
+        "target_branch": "master",
+        "author": "Codertocat",
+        "head_sha": "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
+      },
+      "state": {
+        "guard_status": "FAIL",
+        "review_status": "PENDING",
+        "release_status": "PENDING"
+      },
+      "gates": {
+        "naming_convention": "FAIL",
+        "target_policy": "FAIL",
+        "doc_coverage": null,
+        "pipeline_green": null
+      },
+      "timeline": [
+        {
+          "id": "1001/1/council/guard/check:branch-name",
+          "agent": "agent_guard",
+          "action": "check:branch-name",
+          "result": "FAIL",
+          "message": "[message]",
+          "timestamp": "[time]",
+          "run_id": "1001",
+          "run_attempt": 1,
+          "sha": "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
+          "prev_hash": "[hash]",
+          "hash": "[hash]"
+        },
+        {
+          "id": "1001/1/council/guard/check:target-branch",
+          "agent": "agent_guard",
+          "action": "check:target-branch",
+          "result": "FAIL",
+          "message": "[message]",
+          "timestamp": "[time]",
+          "run_id": "1001",
+          "run_attempt": 1,
+          "sha": "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
+          "prev_hash": "[hash]",
+          "hash": "[hash]"
+        }
+      ]
+    }
+    "#);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_policy_comes_from_the_base_branch_never_the_workspace() {
+    let gh = FakeGitHub::start().await;
+    let strict = "branches:\n  rules:\n    - pattern: \"release/*\"\n      targets: [main]\n";
+    gh.policy("main", Some(strict)).await;
+    let permissive = "branches:\n  rules:\n    - pattern: \"**\"\n      targets: [\"**\"]\n";
+    let run = Council::action()
+        .api(&gh.uri())
+        .workspace_file(".github/council.yml", permissive)
+        .event("pull_request", pr_event("opened", "anything-goes", "main"))
+        .run()
+        .await;
+    run.assert_code(1);
+    assert!(run.summary.contains("release/&#42;"), "{}", run.summary);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bad_policy_on_the_base_branch_is_exit_2_with_its_location() {
+    let gh = FakeGitHub::start().await;
+    gh.policy(
+        "master",
+        Some("branches:\n  rules:\n    - pattern: \"x/*\"\n      targts: [main]\n"),
+    )
+    .await;
+    let run = Council::action()
+        .api(&gh.uri())
+        .event("pull_request", fixture("pull_request.opened"))
+        .run()
+        .await;
+    run.assert_code(2);
+    let annotations = run.annotations().join("\n");
+    assert!(
+        annotations.contains("policy .github/council.yml@master:4:7: unknown field `targts`"),
+        "{annotations}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn close_on_fail_explains_once_then_closes() {
+    let gh = FakeGitHub::start().await;
+    gh.policy("master", None).await;
+    gh.viewer("github-actions[bot]").await;
+    gh.comments(2, json!([])).await;
+    gh.accept_comments(2, 201, "github-actions[bot]").await;
+    gh.accept_close(2, 200).await;
+    let run = Council::action()
+        .api(&gh.uri())
+        .input("close-on-fail", "true")
+        .event("pull_request", fixture("pull_request.opened"))
+        .run()
+        .await;
+    run.assert_code(1);
+    assert_eq!(
+        gh.requests().await,
+        vec![
+            "GET /repos/Codertocat/Hello-World/contents/.github/council.yml",
+            "POST /graphql",
+            "GET /repos/Codertocat/Hello-World/issues/2/comments",
+            "POST /repos/Codertocat/Hello-World/issues/2/comments",
+            "PATCH /repos/Codertocat/Hello-World/pulls/2",
+        ]
+    );
+    let posted = gh.bodies("POST").await;
+    let body = posted[1]["body"].as_str().unwrap();
+    insta::assert_snapshot!(body, @"
+    <!-- agent-council:close-on-fail pr=2 head=ec26c3e57ca3a959ca5aad62de7213c562f8c821 base=master -->
+    ### This pull request was closed by the branch policy
+
+    <code>changes</code> → <code>master</code> does not meet the default policy (no .github/council.yml on master).
+
+    | Gate | Result | Why |
+    | --- | --- | --- |
+    | `naming_convention` | ❌ FAIL | Branch <code>changes</code> matches no naming rule of the default policy (no .github/council.yml on master). Allowed: feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt; → develop; chore/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt; → develop; hotfix/INC-&lt;n&gt;-&lt;slug&gt; or hotfix/BUG-&lt;n&gt;-&lt;slug&gt; → main, develop. |
+    | `target_policy` | ❌ FAIL | Branch <code>changes</code> matches no rule, so it may not target <code>master</code>. |
+
+    **How to fix:** rename the branch (fill in the placeholders) and open a new pull request into <code>develop</code>; renaming the head branch of an open pull request closes it:
+
+    <pre><code>git branch -m changes &#39;feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt;&#39;
+    git push -u origin &#39;feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt;&#39;
+    git push origin --delete changes</code></pre>
+
+    <sub>agent-council · [run](https://github.com/Codertocat/Hello-World/actions/runs/1001/attempts/1)</sub>
+    ");
+    assert_eq!(gh.bodies("PATCH").await, vec![json!({"state": "closed"})]);
+    let actions: Vec<_> = run.audit(2)["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}",
+                e["action"].as_str().unwrap(),
+                e["result"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        actions,
+        [
+            "check:branch-name FAIL",
+            "check:target-branch FAIL",
+            "action:comment DONE",
+            "action:close-pr DONE"
+        ]
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_same_event_twice_posts_no_second_comment() {
+    let gh = FakeGitHub::start().await;
+    gh.policy("master", None).await;
+    gh.viewer("github-actions[bot]").await;
+    let marker = "<!-- agent-council:close-on-fail pr=2 head=ec26c3e57ca3a959ca5aad62de7213c562f8c821 base=master -->\nold";
+    // A forged marker from someone else must not suppress ours... but ours must.
+    gh.comments(
+        2,
+        json!([
+            comment(1, "mallory", marker),
+            comment(2, "github-actions[bot]", marker)
+        ]),
+    )
+    .await;
+    gh.accept_close(2, 200).await;
+    let run = Council::action()
+        .api(&gh.uri())
+        .input("close-on-fail", "true")
+        .event("pull_request", fixture("pull_request.opened"))
+        .run()
+        .await;
+    run.assert_code(1);
+    let writes: Vec<_> = gh
+        .requests()
+        .await
+        .into_iter()
+        .filter(|r| r.starts_with("POST /repos") || r.starts_with("PATCH"))
+        .collect();
+    assert_eq!(writes, vec!["PATCH /repos/Codertocat/Hello-World/pulls/2"]);
+    assert!(run.summary.contains("already posted"), "{}", run.summary);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_forged_marker_from_another_author_does_not_suppress_the_explanation() {
+    let gh = FakeGitHub::start().await;
+    gh.policy("master", None).await;
+    gh.viewer("github-actions[bot]").await;
+    let marker = "<!-- agent-council:close-on-fail pr=2 head=ec26c3e57ca3a959ca5aad62de7213c562f8c821 base=master -->";
+    gh.comments(2, json!([comment(1, "mallory", marker)])).await;
+    gh.accept_comments(2, 201, "github-actions[bot]").await;
+    gh.accept_close(2, 200).await;
+    let run = Council::action()
+        .api(&gh.uri())
+        .input("close-on-fail", "true")
+        .event("pull_request", fixture("pull_request.opened"))
+        .run()
+        .await;
+    run.assert_code(1);
+    assert!(
+        gh.requests()
+            .await
+            .contains(&"POST /repos/Codertocat/Hello-World/issues/2/comments".to_string())
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fork_pr_with_a_read_only_token_still_fails_the_check_with_the_full_summary() {
+    let gh = FakeGitHub::start().await;
+    gh.policy("master", None).await;
+    gh.viewer("github-actions[bot]").await;
+    gh.comments(2, json!([])).await;
+    gh.accept_comments(2, 403, "github-actions[bot]").await;
+    gh.accept_close(2, 403).await;
+    let mut event = fixture("pull_request.opened");
+    event["pull_request"]["head"]["repo"]["full_name"] = "forker/Hello-World".into();
+    let run = Council::action()
+        .api(&gh.uri())
+        .input("close-on-fail", "true")
+        .event("pull_request", event)
+        .run()
+        .await;
+    run.assert_code(1);
+    assert_eq!(run.output("guard-status"), "FAIL");
+    assert!(run.summary.contains("read-only"), "{}", run.summary);
+    assert!(run.summary.contains("naming_convention"));
+    let notices: Vec<_> = run
+        .annotations()
+        .into_iter()
+        .filter(|a| a.starts_with("::notice"))
+        .collect();
+    assert_eq!(notices.len(), 2, "{notices:?}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn dry_run_makes_no_write_call_and_still_writes_the_audit_file() {
+    let gh = FakeGitHub::start().await;
+    gh.policy("master", None).await;
+    let run = Council::action()
+        .api(&gh.uri())
+        .input("close-on-fail", "true")
+        .input("dry-run", "true")
+        .event("pull_request", fixture("pull_request.opened"))
+        .run()
+        .await;
+    run.assert_code(1);
+    assert_eq!(
+        gh.requests().await,
+        vec!["GET /repos/Codertocat/Hello-World/contents/.github/council.yml"]
+    );
+    let timeline = run.audit(2)["timeline"].as_array().unwrap().clone();
+    assert_eq!(timeline[2]["action"], "action:comment");
+    assert_eq!(timeline[2]["result"], "SKIPPED");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn api_outages_are_retried_then_exit_3_with_advice() {
+    let gh = FakeGitHub::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .respond_with(wiremock::ResponseTemplate::new(503).set_body_string("upstream down"))
+        .mount(&gh.server)
+        .await;
+    let run = Council::action()
+        .api(&gh.uri())
+        .event("pull_request", fixture("pull_request.opened"))
+        .run()
+        .await;
+    run.assert_code(3);
+    assert_eq!(gh.requests().await.len(), 5, "bounded retries");
+    let annotations = run.annotations().join("\n");
+    assert!(
+        annotations.contains("gave up after 5 attempts"),
+        "{annotations}"
+    );
+    assert!(annotations.contains("re-run the job"), "{annotations}");
+    run.assert_no_secret("ghs_test_token_value");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn rate_limits_are_waited_out_honouring_retry_after() {
+    let gh = FakeGitHub::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .respond_with(
+            wiremock::ResponseTemplate::new(429)
+                .insert_header("retry-after", "1")
+                .set_body_json(json!({"message": "API rate limit exceeded"})),
+        )
+        .up_to_n_times(1)
+        .mount(&gh.server)
+        .await;
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .respond_with(
+            wiremock::ResponseTemplate::new(403)
+                .set_body_json(json!({"message": "You have exceeded a secondary rate limit"}))
+                .insert_header("retry-after", "1"),
+        )
+        .up_to_n_times(1)
+        .mount(&gh.server)
+        .await;
+    gh.policy("master", None).await;
+    let started = std::time::Instant::now();
+    let run = Council::action()
+        .api(&gh.uri())
+        .event("pull_request", fixture("pull_request.opened"))
+        .run()
+        .await;
+    run.assert_code(1);
+    assert_eq!(gh.requests().await.len(), 3);
+    assert!(
+        started.elapsed() >= std::time::Duration::from_secs(2),
+        "Retry-After was honoured"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cli_reads_a_local_policy_and_needs_no_token() {
+    let run = Council::cli()
+        .args(&["guard", "--dry-run"])
+        .workspace_file(
+            ".github/council.yml",
+            "branches:\n  rules:\n    - pattern: \"*\"\n      targets: [master]\n",
+        )
+        .event("pull_request", fixture("pull_request.opened"))
+        .run()
+        .await;
+    run.assert_code(0);
+    assert!(run.stdout.starts_with("guard PASS on #2"), "{}", run.stdout);
+    assert!(run.workspace.path().join("out/audit/PR-2.json").exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_missing_explicit_cli_policy_is_exit_2() {
+    let run = Council::cli()
+        .args(&["guard", "--policy", "nope.yml"])
+        .event("pull_request", fixture("pull_request.opened"))
+        .run()
+        .await;
+    run.assert_code(2);
+    assert!(run.stderr.contains("nope.yml"), "{}", run.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn events_no_stage_handles_end_with_a_notice_and_exit_0() {
+    for (name, file) in [
+        ("pull_request", "pull_request.closed"),
+        ("pull_request", "pull_request.assigned"),
+        ("issue_comment", "issue_comment.deleted"),
+        ("workflow_dispatch", "workflow_dispatch"),
+    ] {
+        let run = Council::action().event(name, fixture(file)).run().await;
+        run.assert_code(0);
+        assert!(
+            run.annotations()[0].starts_with("::notice"),
+            "{file}: {:?}",
+            run.annotations()
+        );
+        assert_eq!(run.output("guard-status"), "PENDING");
+    }
+}

@@ -1,0 +1,279 @@
+//! Test DSL: run the real `council` binary the way GitHub's runner runs a Docker action
+//! (event file, INPUT_* variables, GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, API at GITHUB_API_URL).
+
+#![allow(dead_code)]
+
+pub mod fake_github;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+pub const REPO: &str = "Codertocat/Hello-World";
+
+pub fn data(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(path)
+}
+
+pub fn fixture(name: &str) -> Value {
+    let text = std::fs::read_to_string(data(&format!("events/{name}.json"))).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// The real PR payload with another head/base.
+pub fn pr_event(action: &str, head: &str, base: &str) -> Value {
+    let mut v = fixture(&format!("pull_request.{action}"));
+    v["pull_request"]["head"]["ref"] = head.into();
+    v["pull_request"]["base"]["ref"] = base.into();
+    v
+}
+
+pub struct Council {
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    event: Option<(String, EventBody)>,
+    workspace: tempfile::TempDir,
+}
+
+enum EventBody {
+    Json(Value),
+    Raw(String),
+}
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub outputs: BTreeMap<String, String>,
+    pub summary: String,
+    pub workspace: tempfile::TempDir,
+}
+
+impl Council {
+    /// A run inside "GitHub Actions" (GITHUB_ACTIONS=true) with the usual runner variables.
+    pub fn action() -> Council {
+        let workspace = tempfile::tempdir().unwrap();
+        let env = vec![
+            ("GITHUB_ACTIONS", "true"),
+            ("GITHUB_REPOSITORY", REPO),
+            ("GITHUB_RUN_ID", "1001"),
+            ("GITHUB_RUN_ATTEMPT", "1"),
+            ("GITHUB_JOB", "council"),
+            ("GITHUB_SERVER_URL", "https://github.com"),
+            ("COUNCIL_RETRY_BASE_MS", "1"),
+            ("INPUT_COMMAND", "auto"),
+            ("INPUT_GITHUB-TOKEN", "ghs_test_token_value"),
+            ("INPUT_POLICY", ".github/council.yml"),
+            ("INPUT_CLOSE-ON-FAIL", "false"),
+            ("INPUT_DRY-RUN", "false"),
+            ("INPUT_UPLOAD-ARTIFACT", "true"),
+            ("INPUT_HMAC-KEY", ""),
+            ("INPUT_RETENTION-DAYS", ""),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+        Council {
+            args: Vec::new(),
+            env,
+            event: None,
+            workspace,
+        }
+    }
+
+    /// A local CLI run (no runner variables).
+    pub fn cli() -> Council {
+        Council {
+            args: Vec::new(),
+            env: vec![("COUNCIL_RETRY_BASE_MS".into(), "1".into())],
+            event: None,
+            workspace: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    pub fn args(mut self, args: &[&str]) -> Self {
+        self.args.extend(args.iter().map(|s| s.to_string()));
+        self
+    }
+
+    pub fn env(mut self, key: &str, value: &str) -> Self {
+        self.env.retain(|(k, _)| k != key);
+        self.env.push((key.to_string(), value.to_string()));
+        self
+    }
+
+    pub fn input(self, name: &str, value: &str) -> Self {
+        let key = format!("INPUT_{}", name.to_uppercase());
+        self.env(&key, value)
+    }
+
+    pub fn api(self, uri: &str) -> Self {
+        self.env("GITHUB_API_URL", uri)
+            .env("GITHUB_GRAPHQL_URL", &format!("{uri}/graphql"))
+    }
+
+    pub fn event(mut self, name: &str, payload: Value) -> Self {
+        self.event = Some((name.to_string(), EventBody::Json(payload)));
+        self
+    }
+
+    pub fn raw_event(mut self, name: &str, text: &str) -> Self {
+        self.event = Some((name.to_string(), EventBody::Raw(text.to_string())));
+        self
+    }
+
+    /// A file in the workspace (e.g. a head-branch policy that must be ignored).
+    pub fn workspace_file(self, path: &str, text: &str) -> Self {
+        let full = self.workspace.path().join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, text).unwrap();
+        self
+    }
+
+    pub fn workspace(&self) -> &Path {
+        self.workspace.path()
+    }
+
+    pub async fn run(self) -> Run {
+        tokio::task::spawn_blocking(move || self.run_blocking())
+            .await
+            .unwrap()
+    }
+
+    pub fn run_blocking(self) -> Run {
+        let home = tempfile::tempdir().unwrap();
+        let output = home.path().join("github_output");
+        let summary = home.path().join("step_summary");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_council"));
+        cmd.env_clear()
+            .current_dir(self.workspace.path())
+            .args(&self.args)
+            .envs(self.env.iter().cloned());
+        let is_action = self
+            .env
+            .iter()
+            .any(|(k, v)| k == "GITHUB_ACTIONS" && v == "true");
+        if is_action {
+            cmd.env("GITHUB_WORKSPACE", self.workspace.path())
+                .env("GITHUB_OUTPUT", &output)
+                .env("GITHUB_STEP_SUMMARY", &summary);
+        }
+        if let Some((name, body)) = &self.event {
+            let path = home.path().join("event.json");
+            let text = match body {
+                EventBody::Json(v) => serde_json::to_string_pretty(v).unwrap(),
+                EventBody::Raw(t) => t.clone(),
+            };
+            std::fs::write(&path, text).unwrap();
+            if is_action {
+                cmd.env("GITHUB_EVENT_NAME", name)
+                    .env("GITHUB_EVENT_PATH", &path);
+            } else {
+                cmd.arg("--event").arg(&path).arg("--event-name").arg(name);
+            }
+        }
+        let out = cmd.output().expect("council runs");
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            outputs: parse_outputs(&std::fs::read_to_string(&output).unwrap_or_default()),
+            summary: std::fs::read_to_string(&summary).unwrap_or_default(),
+            workspace: self.workspace,
+        }
+    }
+}
+
+impl Run {
+    pub fn output(&self, name: &str) -> &str {
+        self.outputs
+            .get(name)
+            .map(String::as_str)
+            .unwrap_or_else(|| {
+                panic!(
+                    "no output `{name}`; outputs: {:?}\nstdout: {}\nstderr: {}",
+                    self.outputs, self.stdout, self.stderr
+                )
+            })
+    }
+
+    pub fn audit(&self, pr: u64) -> Value {
+        let path = self
+            .workspace
+            .path()
+            .join(format!("out/audit/PR-{pr}.json"));
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+
+    /// `::error`/`::warning`/`::notice` lines.
+    pub fn annotations(&self) -> Vec<&str> {
+        self.stdout
+            .lines()
+            .filter(|l| {
+                l.starts_with("::error") || l.starts_with("::warning") || l.starts_with("::notice")
+            })
+            .collect()
+    }
+
+    pub fn assert_code(&self, code: i32) -> &Self {
+        assert_eq!(
+            self.code, code,
+            "exit code\nstdout:\n{}\nstderr:\n{}\nsummary:\n{}",
+            self.stdout, self.stderr, self.summary
+        );
+        self
+    }
+
+    /// Nothing the run printed or wrote may contain a secret.
+    pub fn assert_no_secret(&self, secret: &str) {
+        assert!(!self.stdout.contains(secret), "secret in stdout");
+        assert!(!self.stderr.contains(secret), "secret in stderr");
+        assert!(!self.summary.contains(secret), "secret in summary");
+        assert!(
+            !self.outputs.values().any(|v| v.contains(secret)),
+            "secret in outputs"
+        );
+        for entry in walk(self.workspace.path()) {
+            let text = std::fs::read_to_string(&entry).unwrap_or_default();
+            assert!(!text.contains(secret), "secret in {}", entry.display());
+        }
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
+}
+
+/// Reads `name<<DELIM\nvalue\nDELIM` blocks (and plain `name=value` lines).
+pub fn parse_outputs(text: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if let Some((name, delim)) = line.split_once("<<") {
+            let mut value = Vec::new();
+            for l in lines.by_ref() {
+                if l == delim {
+                    break;
+                }
+                value.push(l);
+            }
+            out.insert(name.to_string(), value.join("\n"));
+        } else if let Some((name, value)) = line.split_once('=') {
+            out.insert(name.to_string(), value.to_string());
+        }
+    }
+    out
+}
