@@ -3,6 +3,7 @@
 //!
 //! Decision modules are pure; only `app`, `github`, `runner` and `settings` touch the world.
 
+pub mod agent_state;
 pub mod app;
 pub mod audit;
 pub mod cli;
@@ -10,8 +11,10 @@ pub mod error;
 pub mod event;
 pub mod gates;
 pub mod github;
+pub mod markdown;
 pub mod plan;
 pub mod policy;
 pub mod render;
 pub mod runner;
+pub mod secrets;
 pub mod settings;

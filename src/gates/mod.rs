@@ -55,3 +55,16 @@ impl GateOutcome {
         }
     }
 }
+
+/// Failed gates' fixes, each shown once (two gates often share the same fix).
+pub fn distinct_fixes<'a>(gates: &[&'a GateOutcome]) -> Vec<(&'a GateOutcome, &'a Fix)> {
+    let mut out: Vec<(&GateOutcome, &Fix)> = Vec::new();
+    for gate in gates {
+        if let Some(fix) = &gate.fix
+            && !out.iter().any(|(_, f)| *f == fix)
+        {
+            out.push((gate, fix));
+        }
+    }
+    out
+}

@@ -3,7 +3,7 @@
 use super::code_block;
 use super::text::{cell, literal};
 use crate::event::PullRequest;
-use crate::gates::{GateOutcome, Verdict};
+use crate::gates::{GateOutcome, Verdict, distinct_fixes};
 
 /// Hidden marker of the close-on-fail explanation: one per head SHA and base, so the same
 /// event processed twice finds it and posts nothing new.
@@ -43,13 +43,12 @@ pub fn close_on_fail(
         ));
     }
     out.push('\n');
-    let mut shown = Vec::new();
-    for gate in gates.iter().filter(|g| g.verdict == Verdict::Fail) {
-        let Some(fix) = &gate.fix else { continue };
-        if shown.contains(&fix) {
-            continue;
-        }
-        shown.push(fix);
+    let failed: Vec<&GateOutcome> = gates
+        .iter()
+        .copied()
+        .filter(|g| g.verdict == Verdict::Fail)
+        .collect();
+    for (_, fix) in distinct_fixes(&failed) {
         out.push_str(&format!("**How to fix:** {}\n\n", fix.advice.markdown()));
         if !fix.commands.is_empty() {
             out.push_str(&code_block(&fix.commands));

@@ -3,7 +3,7 @@
 use super::text::{Message, cell, literal};
 use super::{EffectReport, EffectResult, code_block};
 use crate::event::PullRequest;
-use crate::gates::{GateOutcome, Verdict};
+use crate::gates::{GateOutcome, Verdict, distinct_fixes};
 
 /// One stage's results, as the summary shows them.
 #[derive(Debug, Clone)]
@@ -106,13 +106,7 @@ pub fn plain(report: &StageReport) -> String {
             gate.message.plain()
         ));
     }
-    let mut shown = Vec::new();
-    for gate in &report.gates {
-        let Some(fix) = &gate.fix else { continue };
-        if shown.contains(&fix) {
-            continue;
-        }
-        shown.push(fix);
+    for (_, fix) in distinct_fixes(&report.gates) {
         out.push_str(&format!("  fix: {}\n", fix.advice.plain()));
         for command in &fix.commands {
             out.push_str(&format!("    {command}\n"));

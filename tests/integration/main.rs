@@ -3,5 +3,6 @@
 mod support;
 
 mod action_metadata;
+mod agent_state_corpus;
 mod guard;
 mod hostile;
