@@ -1,5 +1,6 @@
 //! Everything that talks to GitHub: one concrete octocrab-backed client, tested over HTTP.
 
+pub mod artifact;
 pub mod client;
 pub mod rest;
 pub mod retry;

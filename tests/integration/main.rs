@@ -3,6 +3,7 @@
 mod support;
 
 mod action_metadata;
+mod artifact;
 mod agent_state_corpus;
 mod guard;
 mod hostile;

@@ -1,0 +1,231 @@
+//! A previous run's audit file through the public REST API (spec §6): the Results service
+//! only sees the current run. Needs a token with `actions: read`.
+
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+
+use super::{ArtifactError, artifact_name, read_audit_file};
+use crate::github::client::{ApiError, GitHub};
+use crate::github::rest::{encode, link};
+
+/// Pages of 100 artifacts followed at most; a PR with more same-named artifacts than this
+/// has retention far beyond what the ledger needs.
+const MAX_PAGES: usize = 20;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DownloadOptions {
+    /// Skip artifacts of this workflow run (usually the current `GITHUB_RUN_ID`).
+    pub exclude_run_id: Option<u64>,
+    /// Largest zip fetched (checked against the listing before download, and after).
+    pub max_zip_bytes: u64,
+    /// Largest `PR-<n>.json` unpacked: a zip bomb stops there.
+    pub max_json_bytes: u64,
+}
+
+impl Default for DownloadOptions {
+    fn default() -> Self {
+        DownloadOptions {
+            exclude_run_id: None,
+            max_zip_bytes: 256 << 20,
+            max_json_bytes: 256 << 20,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Downloaded {
+    pub artifact_id: u64,
+    pub run_id: Option<u64>,
+    /// The bytes of `PR-<n>.json`, as uploaded.
+    pub json: Vec<u8>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Page {
+    #[serde(default)]
+    artifacts: Vec<Listed>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct Listed {
+    id: u64,
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    size_in_bytes: u64,
+    #[serde(default)]
+    expired: bool,
+    #[serde(default)]
+    digest: Option<String>,
+    #[serde(default)]
+    workflow_run: Option<RunRef>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+struct RunRef {
+    #[serde(default)]
+    id: Option<u64>,
+}
+
+/// The newest unexpired `audit-PR-<n>` of the repository (highest id, as the toolkit picks
+/// "newest"), downloaded, digest-checked and unpacked; `None` when there is none.
+pub async fn download_previous(
+    gh: &GitHub,
+    pr_number: u64,
+    options: &DownloadOptions,
+) -> Result<Option<Downloaded>, ArtifactError> {
+    let name = artifact_name(pr_number);
+    let listed = list(gh, &name).await?;
+    let Some(chosen) = choose(listed, &name, options.exclude_run_id) else {
+        return Ok(None);
+    };
+    if chosen.size_in_bytes > options.max_zip_bytes {
+        return Err(too_large(
+            &chosen,
+            chosen.size_in_bytes,
+            options.max_zip_bytes,
+        ));
+    }
+    let zip = fetch(gh, &chosen).await?;
+    if zip.len() as u64 > options.max_zip_bytes {
+        return Err(too_large(&chosen, zip.len() as u64, options.max_zip_bytes));
+    }
+    verify_digest(&chosen, &zip)?;
+    let json = read_audit_file(&zip, pr_number, options.max_json_bytes).map_err(|message| {
+        ArtifactError::BadArchive {
+            id: chosen.id,
+            message,
+        }
+    })?;
+    Ok(Some(Downloaded {
+        artifact_id: chosen.id,
+        run_id: chosen.workflow_run.and_then(|r| r.id),
+        json,
+    }))
+}
+
+/// Every page of `GET /repos/{o}/{r}/actions/artifacts?name=…` (`Link: rel="next"`).
+async fn list(gh: &GitHub, name: &str) -> Result<Vec<Listed>, ArtifactError> {
+    let what = format!("listing artifacts named {name}");
+    let mut url = gh.repo_path(&format!(
+        "/actions/artifacts?name={}&per_page=100",
+        encode(name)
+    ));
+    let mut all = Vec::new();
+    for _ in 0..MAX_PAGES {
+        let reply = gh.get(&what, &url, None).await.map_err(api_error)?;
+        let page: Page = reply.json(&what).map_err(api_error)?;
+        all.extend(page.artifacts);
+        match link(&reply.headers, "next") {
+            Some(next) => url = next,
+            None => break,
+        }
+    }
+    Ok(all)
+}
+
+fn choose(listed: Vec<Listed>, name: &str, exclude_run_id: Option<u64>) -> Option<Listed> {
+    listed
+        .into_iter()
+        .filter(|a| a.name == name && !a.expired)
+        .filter(|a| {
+            exclude_run_id.is_none() || a.workflow_run.as_ref().and_then(|r| r.id) != exclude_run_id
+        })
+        .max_by_key(|a| a.id)
+}
+
+/// `GET …/artifacts/{id}/zip` answers 302 to a short-lived blob URL; octocrab follows it and
+/// its redirect policy drops `Authorization` on the cross-origin hop.
+async fn fetch(gh: &GitHub, artifact: &Listed) -> Result<bytes::Bytes, ArtifactError> {
+    let what = format!("downloading artifact {} ({})", artifact.id, artifact.name);
+    let path = gh.repo_path(&format!("/actions/artifacts/{}/zip", artifact.id));
+    let reply = gh.get(&what, &path, None).await.map_err(api_error)?;
+    Ok(reply.body)
+}
+
+/// Listings of v4 artifacts carry `sha256:<hex>` of the zip; other or absent digests are
+/// not checked (older artifacts have none).
+fn verify_digest(artifact: &Listed, zip: &[u8]) -> Result<(), ArtifactError> {
+    let Some(expected) = artifact
+        .digest
+        .as_deref()
+        .and_then(|d| d.strip_prefix("sha256:"))
+    else {
+        return Ok(());
+    };
+    let actual = hex::encode(Sha256::digest(zip));
+    if !expected.eq_ignore_ascii_case(&actual) {
+        return Err(ArtifactError::DigestMismatch {
+            id: artifact.id,
+            expected: format!("sha256:{}", super::truncate(expected, 64)),
+            actual: format!("sha256:{actual}"),
+        });
+    }
+    Ok(())
+}
+
+fn too_large(artifact: &Listed, size: u64, max: u64) -> ArtifactError {
+    ArtifactError::BadArchive {
+        id: artifact.id,
+        message: format!("{size} bytes, more than the {max} this run reads"),
+    }
+}
+
+fn api_error(e: ApiError) -> ArtifactError {
+    match e {
+        ApiError::Forbidden {
+            what,
+            status,
+            message,
+        } => ArtifactError::Forbidden {
+            what,
+            message: format!("{status} {message}"),
+        },
+        other => ArtifactError::Api(other),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn listed(id: u64, run: u64, expired: bool) -> Listed {
+        Listed {
+            id,
+            name: "audit-PR-1".into(),
+            size_in_bytes: 10,
+            expired,
+            digest: None,
+            workflow_run: Some(RunRef { id: Some(run) }),
+        }
+    }
+
+    #[test]
+    fn newest_unexpired_of_another_run_wins() {
+        let all = vec![
+            listed(5, 50, false),
+            listed(9, 90, true),
+            listed(7, 70, false),
+            listed(8, 80, false),
+        ];
+        assert_eq!(choose(all.clone(), "audit-PR-1", None).unwrap().id, 8);
+        assert_eq!(choose(all.clone(), "audit-PR-1", Some(80)).unwrap().id, 7);
+        assert!(choose(all, "audit-PR-2", None).is_none());
+    }
+
+    #[test]
+    fn digest_is_checked_case_insensitively() {
+        let mut a = listed(1, 1, false);
+        a.digest = Some(format!(
+            "sha256:{}",
+            hex::encode(Sha256::digest(b"zip")).to_uppercase()
+        ));
+        assert!(verify_digest(&a, b"zip").is_ok());
+        assert!(matches!(
+            verify_digest(&a, b"zap"),
+            Err(ArtifactError::DigestMismatch { .. })
+        ));
+        a.digest = Some("md5:abc".into());
+        assert!(verify_digest(&a, b"zap").is_ok());
+    }
+}
