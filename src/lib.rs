@@ -11,6 +11,7 @@ pub mod error;
 pub mod event;
 pub mod gates;
 pub mod github;
+pub mod jitter;
 pub mod markdown;
 pub mod plan;
 pub mod policy;

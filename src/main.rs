@@ -6,6 +6,11 @@ use agent_council::runner::Level;
 use agent_council::settings::{RunnerEnv, Settings};
 
 fn main() {
+    // A bug must still end inside the contract's exit codes, with a message.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("error: council hit an internal error ({info}); this is a bug, please report it");
+        std::process::exit(3);
+    }));
     let cli = Cli::parse();
     let env = RunnerEnv::from_process();
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());

@@ -5,8 +5,6 @@ use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::PathBuf;
 
-use rand::Rng;
-
 use crate::error::{Error, Result};
 
 #[derive(Debug, Clone)]
@@ -76,8 +74,10 @@ fn append(path: &PathBuf, text: &str) -> Result<()> {
 /// A random delimiter that does not occur in the value.
 fn delimiter_for(value: &str) -> String {
     loop {
-        let bytes: [u8; 12] = rand::rng().random();
-        let delimiter = format!("ghadelimiter_{}", hex::encode(bytes));
+        let delimiter = format!(
+            "ghadelimiter_{}",
+            hex::encode(&crate::jitter::bytes()[..12])
+        );
         if !value.contains(&delimiter) {
             return delimiter;
         }

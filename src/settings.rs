@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use crate::audit::RunInfo;
 use crate::cli::{Cli, Command, ContextCommand, StateCommand};
 use crate::error::{Error, Result};
+use crate::github::artifact::RuntimeEnv;
 use crate::github::retry::RetryPolicy;
 use crate::runner::Runner;
 
@@ -150,16 +151,6 @@ pub struct EventSource {
     pub path: PathBuf,
 }
 
-/// Where the artifact service is, when the runner gave us one.
-#[derive(Debug, Clone, Default)]
-pub struct ArtifactEnv {
-    pub runtime_token: Option<Secret>,
-    pub results_url: Option<String>,
-    pub server_url: String,
-    /// `GITHUB_RETENTION_DAYS`: the repository's cap.
-    pub retention_cap: Option<u32>,
-}
-
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub command: CommandKind,
@@ -187,7 +178,7 @@ pub struct Settings {
     pub server_url: String,
     pub retry: RetryPolicy,
     pub runner: Runner,
-    pub artifact: ArtifactEnv,
+    pub artifact: RuntimeEnv,
     pub json: bool,
     pub allow_secrets: bool,
 }
@@ -287,17 +278,11 @@ impl Settings {
                 output_path: env.get("GITHUB_OUTPUT").map(PathBuf::from),
                 summary_path: env.get("GITHUB_STEP_SUMMARY").map(PathBuf::from),
             },
-            artifact: ArtifactEnv {
-                runtime_token: env
-                    .get("ACTIONS_RUNTIME_TOKEN")
-                    .map(|t| Secret(t.to_string())),
+            artifact: RuntimeEnv {
+                runtime_token: env.get("ACTIONS_RUNTIME_TOKEN").map(str::to_string),
                 results_url: env.get("ACTIONS_RESULTS_URL").map(str::to_string),
-                server_url,
-                retention_cap: parse_number(
-                    env.get("GITHUB_RETENTION_DAYS"),
-                    "GITHUB_RETENTION_DAYS",
-                )?
-                .map(|d: u64| d.min(u32::MAX as u64) as u32),
+                server_url: Some(server_url),
+                retention_days_limit: env.get("GITHUB_RETENTION_DAYS").map(str::to_string),
             },
             json: cli.local.json,
             allow_secrets: cli.local.allow_secrets,

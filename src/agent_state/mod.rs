@@ -8,6 +8,7 @@ pub mod block;
 pub mod comment;
 pub mod compact;
 pub mod find;
+pub mod put;
 pub mod trust;
 mod xml;
 

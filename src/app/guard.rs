@@ -1,7 +1,8 @@
 //! The guard stage end to end: policy from the base branch → decision → close-on-fail →
 //! Context Object → outputs, summary, annotations.
 
-use super::{github_client, now, policy_source, repository, run_url, write_audit};
+use super::record::record;
+use super::{github_client, now, policy_source, repository, run_url};
 use crate::audit::timeline::{Record, new_entry};
 use crate::audit::{ContextObject, GuardStatus};
 use crate::error::{Outcome, Result};
@@ -43,15 +44,21 @@ pub async fn run(settings: &Settings, event: &Event) -> Result<Outcome> {
     };
 
     let time = now();
-    let mut ctx = ContextObject::new(&repo.full(), &pr, &event.trigger(), &time);
-    record(&mut ctx, settings, &pr, &decision, &effects, &time);
-    let audit_path = write_audit(settings, &ctx)?;
+    let mut ours = ContextObject::new(&repo.full(), &pr, &event.trigger(), &time);
+    record_decision(&mut ours, settings, &pr, &decision, &effects, &time);
+    let recorded = record(settings, gh.as_ref(), &repo, &pr, &ours).await?;
+    let ctx = &recorded.context;
 
     let mut notes = vec![Message::new().text(format!("policy: {}", policy.source))];
     if let Some(gh) = &gh {
-        notes.push(Message::new().text(format!("API requests: {}", gh.requests())));
+        notes.push(Message::new().text(format!("GitHub API requests: {}", gh.requests())));
     }
-    notes.push(Message::new().text("audit file: ").value(&audit_path));
+    notes.push(
+        Message::new()
+            .text("audit file: ")
+            .value(&recorded.audit_path),
+    );
+    notes.extend(recorded.notes.iter().cloned());
     if decision.passed() {
         notes.push(
             Message::new().text(
@@ -59,17 +66,19 @@ pub async fn run(settings: &Settings, event: &Event) -> Result<Outcome> {
             ),
         );
     }
+    let mut all_effects = effects.clone();
+    all_effects.extend(recorded.effects.iter().cloned());
     let status = if decision.passed() { "PASS" } else { "FAIL" };
     let report = StageReport {
         stage: "guard",
         status,
         pr: &pr,
         gates: decision.gates().to_vec(),
-        effects: &effects,
+        effects: &all_effects,
         notes,
     };
     if settings.in_actions {
-        announce(settings, &decision, &effects);
+        announce(settings, &decision, &all_effects);
     }
     settings
         .runner
@@ -85,8 +94,8 @@ pub async fn run(settings: &Settings, event: &Event) -> Result<Outcome> {
             ctx.state.release_status.as_str().to_string(),
         ),
         ("context", ctx.to_compact_json()),
-        ("audit-path", audit_path),
-        ("artifact-id", String::new()),
+        ("audit-path", recorded.audit_path.clone()),
+        ("artifact-id", recorded.artifact_id.clone()),
     ])?;
     if !settings.in_actions {
         print!("{}", summary::plain(&report));
@@ -94,7 +103,7 @@ pub async fn run(settings: &Settings, event: &Event) -> Result<Outcome> {
 
     Ok(if !decision.passed() {
         Outcome::GateFailed
-    } else if effects.iter().any(EffectReport::failed) {
+    } else if all_effects.iter().any(EffectReport::failed) {
         Outcome::EffectFailed
     } else {
         Outcome::Passed
@@ -102,7 +111,7 @@ pub async fn run(settings: &Settings, event: &Event) -> Result<Outcome> {
 }
 
 /// Gates, state and timeline entries for this run.
-fn record(
+fn record_decision(
     ctx: &mut ContextObject,
     settings: &Settings,
     pr: &PullRequest,
@@ -216,25 +225,25 @@ async fn close_on_fail(
 
 async fn explain(gh: &GitHub, pr: &PullRequest, body: &str) -> EffectReport {
     let marker = comment::close_marker(pr);
-    let me = gh.identity().await.ok();
+    let me = gh.identity().await;
     let result = match gh.list_comments(pr.number).await {
         Err(e) if e.is_forbidden() => EffectResult::Skipped(read_only(pr)),
         Err(e) => EffectResult::Failed(Message::new().text(e.to_string())),
         Ok(comments) => {
-            let ours = comments.iter().find(|c| {
-                c.body().starts_with(&marker) && me.as_ref().is_none_or(|me| c.author() == me.login)
-            });
+            let ours = comments
+                .iter()
+                .find(|c| c.body().starts_with(&marker) && c.is_by(me.as_ref()));
             match ours {
                 Some(existing) => EffectResult::Skipped(
                     Message::new()
                         .text("the explanation is already posted: ")
-                        .value(&existing.html_url),
+                        .link(&existing.html_url),
                 ),
                 None => match gh.create_comment(pr.number, body).await {
                     Ok(c) => EffectResult::Done(
                         Message::new()
                             .text("explained the failure: ")
-                            .value(&c.html_url),
+                            .link(&c.html_url),
                     ),
                     Err(e) if e.is_forbidden() => EffectResult::Skipped(read_only(pr)),
                     Err(e) => EffectResult::Failed(Message::new().text(e.to_string())),

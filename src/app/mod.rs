@@ -1,7 +1,9 @@
 //! The only orchestrator: load inputs → decide (pure) → apply effects → report.
 
 mod guard;
+mod ledger;
 mod policy_source;
+mod record;
 
 use std::path::{Path, PathBuf};
 
@@ -14,6 +16,7 @@ use crate::runner::Level;
 use crate::settings::{CommandKind, Settings};
 
 pub async fn run(settings: Settings) -> Result<Outcome> {
+    mask_derived_secrets(&settings);
     match &settings.command {
         CommandKind::Auto => {
             let event = load_event(&settings)?;
@@ -34,6 +37,24 @@ pub async fn run(settings: Settings) -> Result<Outcome> {
             guard::run(&settings, &event).await
         }
         other => not_available(&settings, other.name()),
+    }
+}
+
+/// The runner masks the tokens it hands us (secrets, `github.token`), but not forms
+/// derived from them: the Basic-auth encoding git and some tools print is masked here.
+/// The raw token is never written, not even in a mask command.
+fn mask_derived_secrets(settings: &Settings) {
+    use base64::Engine as _;
+    if !settings.in_actions {
+        return;
+    }
+    for token in [&settings.token, &settings.release_token]
+        .into_iter()
+        .flatten()
+    {
+        let basic = base64::engine::general_purpose::STANDARD
+            .encode(format!("x-access-token:{}", token.expose()));
+        println!("::add-mask::{basic}");
     }
 }
 

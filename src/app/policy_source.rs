@@ -16,7 +16,7 @@ pub async fn load(settings: &Settings, gh: Option<&GitHub>, base_ref: &str) -> R
             )
         })?;
         let file = format!("{}@{base_ref}", settings.policy_path);
-        return match gh.get_file(&settings.policy_path, base_ref).await? {
+        return match gh.get_file(&settings.policy_path, Some(base_ref)).await? {
             Some(text) => Policy::parse(&text, &file),
             None => {
                 let mut policy = Policy::default_policy();

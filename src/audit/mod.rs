@@ -1,7 +1,15 @@
 //! The Context Object, its timeline, and tamper evidence (pure).
 
+pub mod canonical;
+pub mod chain;
 pub mod context;
+pub mod ledger;
+mod number;
 pub mod timeline;
+pub mod verify;
+
+#[cfg(test)]
+mod tests;
 
 pub use context::{ContextObject, Entry, GuardStatus, ReleaseStatus, ReviewStatus, Subject};
 pub use timeline::RunInfo;

@@ -111,6 +111,7 @@ pub struct GitHub {
     retry: RetryPolicy,
     requests: AtomicU32,
     writes: AtomicU32,
+    identity: tokio::sync::OnceCell<Option<super::Identity>>,
 }
 
 impl GitHub {
@@ -124,6 +125,7 @@ impl GitHub {
             retry: config.retry,
             requests: AtomicU32::new(0),
             writes: AtomicU32::new(0),
+            identity: tokio::sync::OnceCell::new(),
         })
     }
 
@@ -135,6 +137,10 @@ impl GitHub {
     /// Write requests (anything but GET and GraphQL queries) sent so far.
     pub fn writes(&self) -> u32 {
         self.writes.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn identity_cell(&self) -> &tokio::sync::OnceCell<Option<super::Identity>> {
+        &self.identity
     }
 
     /// `/repos/{owner}/{name}` + `rest`.

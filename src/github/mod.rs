@@ -2,6 +2,7 @@
 
 pub mod artifact;
 pub mod client;
+pub mod issue_state;
 pub mod rest;
 pub mod retry;
 

@@ -43,11 +43,24 @@ impl Comment {
     pub fn body(&self) -> &str {
         self.body.as_deref().unwrap_or("")
     }
+
+    /// Written by `me`, or — when the token's login is unknown — by some bot account.
+    pub fn is_by(&self, me: Option<&Identity>) -> bool {
+        match me {
+            Some(me) => me.is(self.author()),
+            None => self
+                .user
+                .as_ref()
+                .is_some_and(|u| u.kind == "Bot" && u.login.ends_with("[bot]")),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 pub struct User {
     pub login: String,
+    #[serde(rename = "type", default)]
+    pub kind: String,
 }
 
 /// Who the token acts as (`github-actions[bot]` for the default token).
@@ -56,18 +69,39 @@ pub struct Identity {
     pub login: String,
 }
 
+impl Identity {
+    /// Logins compare without letter case, as GitHub's do.
+    pub fn is(&self, login: &str) -> bool {
+        !login.is_empty() && self.login.eq_ignore_ascii_case(login)
+    }
+}
+
+/// GraphQL drops the `[bot]` suffix that REST logins (and comment authors) carry.
+pub fn rest_login(login: String, typename: &str) -> String {
+    if typename == "Bot" && !login.ends_with("[bot]") {
+        format!("{login}[bot]")
+    } else {
+        login
+    }
+}
+
 impl GitHub {
-    /// One file's text at `git_ref`, or `None` when it does not exist there.
-    pub async fn get_file(&self, path: &str, git_ref: &str) -> Result<Option<String>, ApiError> {
+    /// One file's text at `git_ref` (the default branch when `None`), or `None` when it
+    /// does not exist there.
+    pub async fn get_file(
+        &self,
+        path: &str,
+        git_ref: Option<&str>,
+    ) -> Result<Option<String>, ApiError> {
         let encoded: Vec<String> = path.split('/').map(encode).collect();
-        let url = self.repo_path(&format!(
-            "/contents/{}?ref={}",
-            encoded.join("/"),
-            encode(git_ref)
-        ));
+        let mut url = self.repo_path(&format!("/contents/{}", encoded.join("/")));
+        if let Some(r) = git_ref {
+            url.push_str(&format!("?ref={}", encode(r)));
+        }
+        let at = git_ref.unwrap_or("the default branch");
         match self
             .get(
-                &format!("reading {path} at {git_ref}"),
+                &format!("reading {path} at {at}"),
                 &url,
                 Some("application/vnd.github.raw+json"),
             )
@@ -93,6 +127,17 @@ impl GitHub {
                 None => return Ok(all),
             }
         }
+    }
+
+    pub async fn get_comment(&self, id: u64) -> Result<Comment, ApiError> {
+        let what = format!("reading comment {id}");
+        self.get(
+            &what,
+            &self.repo_path(&format!("/issues/comments/{id}")),
+            None,
+        )
+        .await?
+        .json(&what)
     }
 
     pub async fn create_comment(&self, issue: u64, body: &str) -> Result<Comment, ApiError> {
@@ -131,8 +176,21 @@ impl GitHub {
         .map(|_| ())
     }
 
-    /// The token's own login, from GraphQL `viewer` (REST `/user` is 403 for app tokens).
-    pub async fn identity(&self) -> Result<Identity, ApiError> {
+    /// The token's own login, asked once per run: GraphQL `viewer` (works for app and
+    /// Actions tokens), else REST `/user` (user tokens); `None` when neither answers.
+    pub async fn identity(&self) -> Option<Identity> {
+        self.identity_cell()
+            .get_or_init(|| async {
+                match self.viewer_login().await {
+                    Ok(login) => Some(Identity { login }),
+                    Err(_) => self.rest_user_login().await.map(|login| Identity { login }),
+                }
+            })
+            .await
+            .clone()
+    }
+
+    async fn viewer_login(&self) -> Result<String, ApiError> {
         #[derive(Deserialize)]
         struct Data {
             viewer: Viewer,
@@ -140,16 +198,24 @@ impl GitHub {
         #[derive(Deserialize)]
         struct Viewer {
             login: String,
+            #[serde(rename = "__typename", default)]
+            typename: String,
         }
         let data: Data = self
             .graphql(
                 "finding the token's identity",
-                &json!({ "query": "query { viewer { login } }" }),
+                &json!({ "query": "query { viewer { login __typename } }" }),
             )
             .await?;
-        Ok(Identity {
-            login: data.viewer.login,
-        })
+        Ok(rest_login(data.viewer.login, &data.viewer.typename))
+    }
+
+    async fn rest_user_login(&self) -> Option<String> {
+        let reply = self
+            .get("finding the token's identity", "/user", None)
+            .await
+            .ok()?;
+        reply.json::<User>("/user").ok().map(|u| u.login)
     }
 }
 

@@ -3,8 +3,6 @@
 use std::future::Future;
 use std::time::Duration;
 
-use rand::Rng;
-
 /// How often and how long to retry. The defaults keep a failing run under about a minute.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
@@ -39,7 +37,7 @@ impl RetryPolicy {
         let exp = self
             .base_delay
             .saturating_mul(2u32.saturating_pow(failed_attempts.saturating_sub(1)));
-        let jitter = rand::rng().random_range(0.0..0.5);
+        let jitter = crate::jitter::in_range(0, 500) as f64 / 1000.0;
         exp.mul_f64(1.0 + jitter).min(self.max_delay)
     }
 }

@@ -121,6 +121,14 @@ pub fn escape_pre(s: &str) -> String {
         .collect()
 }
 
+/// `https://…` with nothing that could end an autolink or start markup.
+fn is_plain_url(url: &str) -> bool {
+    (url.starts_with("https://") || url.starts_with("http://"))
+        && url
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-._~:/?#@!$&'*+,;=%".contains(c))
+}
+
 /// A shell word, single-quoted when it needs quoting (for copy-paste commands).
 pub fn shell_word(s: &str) -> String {
     let plain = !s.is_empty()
@@ -143,6 +151,8 @@ pub struct Message {
 enum Part {
     Text(String),
     Value(String),
+    /// A URL the API returned (a comment, a run): a link when it is plain http(s).
+    Link(String),
 }
 
 impl Message {
@@ -160,6 +170,11 @@ impl Message {
         self
     }
 
+    pub fn link(mut self, url: impl Into<String>) -> Self {
+        self.parts.push(Part::Link(url.into()));
+        self
+    }
+
     pub fn append(mut self, other: Message) -> Self {
         self.parts.extend(other.parts);
         self
@@ -172,6 +187,7 @@ impl Message {
             .map(|p| match p {
                 Part::Text(t) => visible(t),
                 Part::Value(v) => format!("\"{}\"", visible(v)),
+                Part::Link(url) => visible(url),
             })
             .collect()
     }
@@ -183,6 +199,8 @@ impl Message {
             .map(|p| match p {
                 Part::Text(t) => escape_text(t),
                 Part::Value(v) => literal(v),
+                Part::Link(url) if is_plain_url(url) => format!("<{url}>"),
+                Part::Link(url) => literal(url),
             })
             .collect()
     }

@@ -1159,9 +1159,7 @@ async fn rest_without_digest() -> Rest {
 // ---------------------------------------------------------------- no panics on any input
 
 mod never_panics {
-    use agent_council::github::artifact::{
-        backend_ids, is_ghes, read_audit_file, zip_audit_file,
-    };
+    use agent_council::github::artifact::{backend_ids, is_ghes, read_audit_file, zip_audit_file};
     use proptest::prelude::*;
 
     proptest! {

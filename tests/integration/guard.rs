@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::support::fake_github::{FakeGitHub, comment};
+use crate::support::fake_github::FakeGitHub;
 use crate::support::{Council, fixture, pr_event};
 
 const GUARD_ACTIONS: [&str; 5] = [
@@ -14,7 +14,7 @@ const GUARD_ACTIONS: [&str; 5] = [
 ];
 
 #[tokio::test(flavor = "multi_thread")]
-async fn every_guard_action_of_both_pr_events_runs_the_guard_with_one_api_call() {
+async fn every_guard_action_of_both_pr_events_runs_the_guard_on_one_policy_read() {
     for event_name in ["pull_request", "pull_request_target"] {
         for action in GUARD_ACTIONS {
             let gh = FakeGitHub::start().await;
@@ -31,9 +31,9 @@ async fn every_guard_action_of_both_pr_events_runs_the_guard_with_one_api_call()
             assert_eq!(run.output("audit-path"), "out/audit/PR-2.json");
             assert_eq!(run.output("artifact-id"), "");
             assert_eq!(
-                gh.requests().await,
+                gh.non_ledger_requests().await,
                 vec!["GET /repos/Codertocat/Hello-World/contents/.github/council.yml"],
-                "{event_name}.{action}: only the policy read"
+                "{event_name}.{action}: the guard itself reads only the policy"
             );
             let ctx = run.audit(2);
             assert_eq!(ctx["trigger"], format!("webhook:{event_name}.{action}"));
@@ -42,7 +42,7 @@ async fn every_guard_action_of_both_pr_events_runs_the_guard_with_one_api_call()
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_passing_pr_reads_only_the_policy_and_exits_0() {
+async fn a_passing_pr_exits_0_after_the_policy_read_and_the_ledger() {
     let gh = FakeGitHub::start().await;
     gh.policy("develop", None).await;
     let run = Council::action()
@@ -55,8 +55,22 @@ async fn a_passing_pr_reads_only_the_policy_and_exits_0() {
         .await;
     run.assert_code(0);
     assert_eq!(run.output("guard-status"), "PASS");
-    assert_eq!(gh.requests().await.len(), 1);
-    assert!(run.annotations().is_empty(), "{:?}", run.annotations());
+    assert_eq!(
+        gh.requests().await,
+        vec![
+            "GET /repos/Codertocat/Hello-World/contents/.github/council.yml",
+            "POST /graphql",
+            "GET /repos/Codertocat/Hello-World/issues/2/comments",
+            "POST /repos/Codertocat/Hello-World/issues/2/comments",
+            "GET /repos/Codertocat/Hello-World/issues/comments/5001",
+        ],
+        "policy read, then the ledger: identity, find, create, read back"
+    );
+    assert!(
+        run.annotations().iter().all(|a| a.starts_with("::notice")),
+        "{:?}",
+        run.annotations()
+    );
     run.assert_no_secret("ghs_test_token_value");
 }
 
@@ -86,9 +100,14 @@ async fn summary_annotations_and_context_object_of_a_failing_pr() {
     git push -u origin &#39;feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt;&#39;
     git push origin --delete changes</code></pre>
 
-    <sub>policy: default policy (no .github/council.yml on master) · API requests: 1 · audit file: <code>out/audit/PR-2.json</code></sub>
+    | Effect | Result |
+    | --- | --- |
+    | `action:comment` | ✅ done: Context Object comment: <https://github.com/Codertocat/Hello-World/pull/2#issuecomment-5001> |
+
+    <sub>policy: default policy (no .github/council.yml on master) · GitHub API requests: 5 · audit file: <code>out/audit/PR-2.json</code> · artifact not uploaded: artifact upload skipped: ACTIONS&#95;RUNTIME&#95;TOKEN and ACTIONS&#95;RESULTS&#95;URL not set (not running as a GitHub Actions container action; &#96;run:&#96; steps do not receive these variables); the audit file stays on disk</sub>
     ");
     insta::assert_snapshot!(run.annotations().join("\n"), @r#"
+    ::notice title=council artifact::artifact upload skipped: ACTIONS_RUNTIME_TOKEN and ACTIONS_RESULTS_URL not set (not running as a GitHub Actions container action; `run:` steps do not receive these variables); the audit file stays on disk
     ::error title=council guard%3A naming_convention (check%3Abranch-name)::Branch "changes" matches no naming rule of the default policy (no .github/council.yml on master). Allowed: feature/<area>/PBI-<n>-<slug> → develop; chore/<area>/PBI-<n>-<slug> → develop; hotfix/INC-<n>-<slug> or hotfix/BUG-<n>-<slug> → main, develop. Fix: rename the branch (fill in the placeholders) and open a new pull request into "develop"; renaming the head branch of an open pull request closes it: `git branch -m changes 'feature/<area>/PBI-<n>-<slug>' && git push -u origin 'feature/<area>/PBI-<n>-<slug>' && git push origin --delete changes`
     ::error title=council guard%3A target_policy (check%3Atarget-branch)::Branch "changes" matches no rule, so it may not target "master". Fix: rename the branch (fill in the placeholders) and open a new pull request into "develop"; renaming the head branch of an open pull request closes it: `git branch -m changes 'feature/<area>/PBI-<n>-<slug>' && git push -u origin 'feature/<area>/PBI-<n>-<slug>' && git push origin --delete changes`
     "#);
@@ -199,9 +218,6 @@ async fn a_bad_policy_on_the_base_branch_is_exit_2_with_its_location() {
 async fn close_on_fail_explains_once_then_closes() {
     let gh = FakeGitHub::start().await;
     gh.policy("master", None).await;
-    gh.viewer("github-actions[bot]").await;
-    gh.comments(2, json!([])).await;
-    gh.accept_comments(2, 201, "github-actions[bot]").await;
     gh.accept_close(2, 200).await;
     let run = Council::action()
         .api(&gh.uri())
@@ -211,17 +227,16 @@ async fn close_on_fail_explains_once_then_closes() {
         .await;
     run.assert_code(1);
     assert_eq!(
-        gh.requests().await,
+        gh.writes().await,
         vec![
-            "GET /repos/Codertocat/Hello-World/contents/.github/council.yml",
-            "POST /graphql",
-            "GET /repos/Codertocat/Hello-World/issues/2/comments",
             "POST /repos/Codertocat/Hello-World/issues/2/comments",
             "PATCH /repos/Codertocat/Hello-World/pulls/2",
-        ]
+            "POST /repos/Codertocat/Hello-World/issues/2/comments",
+        ],
+        "explanation, close, then the Context Object comment"
     );
-    let posted = gh.bodies("POST").await;
-    let body = posted[1]["body"].as_str().unwrap();
+    let bodies = gh.comment_bodies();
+    let body = bodies[0].as_str();
     insta::assert_snapshot!(body, @"
     <!-- agent-council:close-on-fail pr=2 head=ec26c3e57ca3a959ca5aad62de7213c562f8c821 base=master -->
     ### This pull request was closed by the branch policy
@@ -269,18 +284,20 @@ async fn close_on_fail_explains_once_then_closes() {
 async fn the_same_event_twice_posts_no_second_comment() {
     let gh = FakeGitHub::start().await;
     gh.policy("master", None).await;
-    gh.viewer("github-actions[bot]").await;
-    let marker = "<!-- agent-council:close-on-fail pr=2 head=ec26c3e57ca3a959ca5aad62de7213c562f8c821 base=master -->\nold";
-    // A forged marker from someone else must not suppress ours... but ours must.
-    gh.comments(
-        2,
-        json!([
-            comment(1, "mallory", marker),
-            comment(2, "github-actions[bot]", marker)
-        ]),
-    )
-    .await;
     gh.accept_close(2, 200).await;
+    let first = Council::action()
+        .api(&gh.uri())
+        .input("close-on-fail", "true")
+        .event("pull_request", fixture("pull_request.opened"))
+        .run()
+        .await;
+    first.assert_code(1);
+    assert_eq!(
+        gh.comment_bodies().len(),
+        2,
+        "the explanation and the Context Object"
+    );
+    let ledger_before = gh.comment_bodies()[1].clone();
     let run = Council::action()
         .api(&gh.uri())
         .input("close-on-fail", "true")
@@ -288,24 +305,25 @@ async fn the_same_event_twice_posts_no_second_comment() {
         .run()
         .await;
     run.assert_code(1);
-    let writes: Vec<_> = gh
-        .requests()
-        .await
-        .into_iter()
-        .filter(|r| r.starts_with("POST /repos") || r.starts_with("PATCH"))
-        .collect();
-    assert_eq!(writes, vec!["PATCH /repos/Codertocat/Hello-World/pulls/2"]);
+    assert_eq!(
+        gh.comment_bodies().len(),
+        2,
+        "no new comment on the second run"
+    );
     assert!(run.summary.contains("already posted"), "{}", run.summary);
+    assert_eq!(
+        gh.comment_bodies()[1],
+        ledger_before,
+        "same run id and attempt: nothing new to record"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_forged_marker_from_another_author_does_not_suppress_the_explanation() {
     let gh = FakeGitHub::start().await;
     gh.policy("master", None).await;
-    gh.viewer("github-actions[bot]").await;
     let marker = "<!-- agent-council:close-on-fail pr=2 head=ec26c3e57ca3a959ca5aad62de7213c562f8c821 base=master -->";
-    gh.comments(2, json!([comment(1, "mallory", marker)])).await;
-    gh.accept_comments(2, 201, "github-actions[bot]").await;
+    gh.seed(2, "mallory", marker);
     gh.accept_close(2, 200).await;
     let run = Council::action()
         .api(&gh.uri())
@@ -325,9 +343,7 @@ async fn a_forged_marker_from_another_author_does_not_suppress_the_explanation()
 async fn a_fork_pr_with_a_read_only_token_still_fails_the_check_with_the_full_summary() {
     let gh = FakeGitHub::start().await;
     gh.policy("master", None).await;
-    gh.viewer("github-actions[bot]").await;
-    gh.comments(2, json!([])).await;
-    gh.accept_comments(2, 403, "github-actions[bot]").await;
+    gh.set_write_status(403);
     gh.accept_close(2, 403).await;
     let mut event = fixture("pull_request.opened");
     event["pull_request"]["head"]["repo"]["full_name"] = "forker/Hello-World".into();
@@ -346,7 +362,24 @@ async fn a_fork_pr_with_a_read_only_token_still_fails_the_check_with_the_full_su
         .into_iter()
         .filter(|a| a.starts_with("::notice"))
         .collect();
-    assert_eq!(notices.len(), 2, "{notices:?}");
+    assert_eq!(
+        notices.len(),
+        4,
+        "explanation, close, ledger comment, artifact: {notices:?}"
+    );
+    assert!(
+        run.annotations()
+            .iter()
+            .all(|a| !a.starts_with("::warning")),
+        "{:?}",
+        run.annotations()
+    );
+    let ctx = run.audit(2);
+    assert_eq!(
+        ctx["timeline"].as_array().unwrap().len(),
+        4,
+        "the ledger still lands in the audit file"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -362,8 +395,9 @@ async fn dry_run_makes_no_write_call_and_still_writes_the_audit_file() {
         .await;
     run.assert_code(1);
     assert_eq!(
-        gh.requests().await,
-        vec!["GET /repos/Codertocat/Hello-World/contents/.github/council.yml"]
+        gh.writes().await,
+        Vec::<String>::new(),
+        "no write call in a dry run"
     );
     let timeline = run.audit(2)["timeline"].as_array().unwrap().clone();
     assert_eq!(timeline[2]["action"], "action:comment");
@@ -383,7 +417,7 @@ async fn api_outages_are_retried_then_exit_3_with_advice() {
         .run()
         .await;
     run.assert_code(3);
-    assert_eq!(gh.requests().await.len(), 5, "bounded retries");
+    assert_eq!(gh.non_ledger_requests().await.len(), 5, "bounded retries");
     let annotations = run.annotations().join("\n");
     assert!(
         annotations.contains("gave up after 5 attempts"),
@@ -422,7 +456,7 @@ async fn rate_limits_are_waited_out_honouring_retry_after() {
         .run()
         .await;
     run.assert_code(1);
-    assert_eq!(gh.requests().await.len(), 3);
+    assert_eq!(gh.non_ledger_requests().await.len(), 3);
     assert!(
         started.elapsed() >= std::time::Duration::from_secs(2),
         "Retry-After was honoured"

@@ -3,7 +3,7 @@
 mod support;
 
 mod action_metadata;
-mod artifact;
 mod agent_state_corpus;
+mod artifact;
 mod guard;
 mod hostile;

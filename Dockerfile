@@ -1,0 +1,43 @@
+# agent-council: the `council` binary alone in an empty image.
+#
+# Stage 1 builds a static musl binary; the release profile (Cargo.toml) already uses LTO,
+# one codegen unit, panic=abort and strip. ring's C code needs musl-gcc, hence musl-tools.
+# Pinned by tag; for a reproducible release pin the digest too, e.g.
+#   FROM rust:1.95.0-slim-bookworm@sha256:<digest> AS builder
+# (`docker buildx imagetools inspect rust:1.95.0-slim-bookworm` prints it).
+FROM rust:1.95.0-slim-bookworm AS builder
+
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends musl-tools=1.2.3-1 \
+ && rm -rf /var/lib/apt/lists/* \
+ && rustup target add x86_64-unknown-linux-musl
+
+WORKDIR /src
+# .dockerignore keeps target/, out/ and .git out of the context.
+COPY . .
+RUN cargo build --release --locked --target x86_64-unknown-linux-musl \
+ && cp target/x86_64-unknown-linux-musl/release/council /council
+
+# Stage 2: nothing but the binary. No CA bundle: the Mozilla roots are compiled in
+# (rustls + webpki roots), and the runner puts /etc/hosts and /etc/resolv.conf into every
+# container, scratch ones included, so name lookups work without /etc in the image.
+FROM scratch
+
+LABEL org.opencontainers.image.title="agent-council" \
+      org.opencontainers.image.description="Guard, review and release gates for pull requests shared by AI agents and humans" \
+      org.opencontainers.image.licenses="MIT OR Apache-2.0"
+
+COPY --from=builder /council /council
+
+# No USER instruction, on purpose: the image runs as the default user (root, uid 0).
+# GitHub runs a Docker action with the workspace and the file-command files
+# (GITHUB_OUTPUT, GITHUB_STEP_SUMMARY under /github/file_commands) bind-mounted from the
+# host, owned by the runner user (uid 1001 on hosted runners), and passes no --user. A
+# non-root uid here such as 65534 gets "Permission denied" on those files and on
+# out/audit/ in the workspace. GitHub's "Dockerfile support for GitHub Actions" says
+# Docker actions must run as the default Docker user (root) and must not use USER; several
+# actions that added a USER had to revert it. Root in this image holds no shell, no
+# package manager and no other file, and the runner starts it without extra capabilities.
+# hadolint's DL3002 fires only on an explicit `USER root`, so nothing is ignored here.
+# To run the image outside Actions as another user: `docker run --user 65534:65534 ...`.
+ENTRYPOINT ["/council"]

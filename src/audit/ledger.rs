@@ -1,0 +1,336 @@
+//! The Context Object between runs: one PR comment holding a human table and a hidden
+//! machine block. Pure: parse, merge (append without duplicates, re-seal the chain),
+//! derive gates from the timeline, and fit under GitHub's comment limit by replacing the
+//! oldest entries with one-line summaries while keeping the chain head.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::chain::{ChainError, ZERO_HASH, seal_tail};
+use super::context::{ContextObject, Entry, GuardStatus, ReleaseStatus, ReviewStatus};
+use super::verify::{Tamper, VerifyReport, verify_tail};
+use crate::render::text::{escape_text, literal};
+
+/// First line of every ledger comment; with the author check it finds the comment.
+pub const MARKER: &str = "<!-- agent-council:ledger:v1 -->";
+const DATA_OPEN: &str = "<!-- agent-council:ledger:data\n";
+const DATA_CLOSE: &str = "\n-->";
+/// GitHub's limit, in code points.
+pub const COMMENT_LIMIT: usize = 65_536;
+/// Room left for GitHub's own accounting differences.
+const MARGIN: usize = 512;
+const TABLE_ROWS: usize = 10;
+
+/// What the machine block holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stored {
+    /// The Context Object; its timeline is the raw tail when entries were omitted.
+    pub context: ContextObject,
+    #[serde(default)]
+    pub omitted: Omitted,
+}
+
+/// Entries older than the raw tail: counted, the last one's hash kept as the anchor,
+/// and one-line summaries while they fit.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Omitted {
+    pub count: usize,
+    /// `hash` of the newest omitted entry: the raw tail's first `prev_hash`.
+    #[serde(default)]
+    pub head_hash: String,
+    #[serde(default)]
+    pub summaries: Vec<Summary>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Summary {
+    pub id: String,
+    pub hash: String,
+    pub line: String,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum LedgerError {
+    #[error("the ledger comment has no machine block")]
+    NoData,
+    #[error("the ledger comment's machine block is not a Context Object: {0}")]
+    BadData(String),
+}
+
+/// Links shown in the human part.
+#[derive(Debug, Clone, Default)]
+pub struct Links {
+    pub run_url: Option<String>,
+    pub artifact: Option<String>,
+}
+
+impl Stored {
+    pub fn new(context: ContextObject) -> Stored {
+        Stored {
+            context,
+            omitted: Omitted::default(),
+        }
+    }
+
+    /// The `prev_hash` of the first raw entry.
+    pub fn anchor(&self) -> &str {
+        if self.omitted.count == 0 {
+            ZERO_HASH
+        } else {
+            &self.omitted.head_hash
+        }
+    }
+
+    pub fn is_complete(&self) -> bool {
+        self.omitted.count == 0
+    }
+
+    /// Checks the raw tail's chain (and signatures with a key) from the anchor.
+    pub fn verify(&self, key: Option<&[u8]>) -> Result<VerifyReport, Tamper> {
+        let entries: Vec<Value> = self
+            .context
+            .timeline
+            .iter()
+            .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
+            .collect();
+        verify_tail(&entries, self.anchor(), key)
+    }
+
+    fn knows(&self, id: &str) -> bool {
+        self.context.timeline.iter().any(|e| e.id == id)
+            || self.omitted.summaries.iter().any(|s| s.id == id)
+    }
+
+    /// Appends entries not recorded yet and seals them onto the chain; returns how many.
+    pub fn append(&mut self, entries: &[Entry], key: Option<&[u8]>) -> Result<usize, ChainError> {
+        let from = self.context.timeline.len();
+        for entry in entries {
+            if !self.knows(&entry.id) {
+                self.context.timeline.push(entry.clone());
+            }
+        }
+        let added = self.context.timeline.len() - from;
+        if added > 0 {
+            let anchor = self.anchor().to_string();
+            let mut maps = to_maps(&self.context.timeline);
+            seal_tail(&mut maps, from, &anchor, key)?;
+            self.context.timeline = from_maps(maps);
+        }
+        Ok(added)
+    }
+
+    /// Moves the `n` oldest raw entries into the omitted summaries.
+    fn omit_oldest(&mut self, n: usize) {
+        let n = n.min(self.context.timeline.len().saturating_sub(1));
+        for entry in self.context.timeline.drain(..n) {
+            self.omitted.count += 1;
+            self.omitted.head_hash = entry.hash.clone();
+            self.omitted.summaries.push(Summary {
+                line: format!(
+                    "{} {} {} {}",
+                    entry.timestamp, entry.agent, entry.action, entry.result
+                ),
+                id: entry.id,
+                hash: entry.hash,
+            });
+        }
+    }
+}
+
+/// Gates follow the newest check entry for them; the guard status follows its gates.
+/// Deriving them from the merged timeline makes concurrent runs agree.
+/// Gates of entries no longer in the timeline (omitted) stay as they were stored.
+pub fn derive_state(ctx: &mut ContextObject) {
+    let mut gates = ctx.gates.clone();
+    for entry in &ctx.timeline {
+        let Some(check) = entry.action.strip_prefix("check:") else {
+            continue;
+        };
+        let value = match entry.result.as_str() {
+            "PASS" | "FAIL" => Value::String(entry.result.clone()),
+            _ => Value::Null,
+        };
+        gates.insert(gate_name(check), value);
+    }
+    let guard =
+        ["naming_convention", "target_policy"].map(|g| gates.get(g).and_then(Value::as_str));
+    ctx.state.guard_status = if guard.contains(&Some("FAIL")) {
+        GuardStatus::Fail
+    } else if guard.iter().all(|g| *g == Some("PASS")) {
+        GuardStatus::Pass
+    } else {
+        GuardStatus::Pending
+    };
+    ctx.gates = gates;
+}
+
+/// `check:branch-name` → `naming_convention`; other checks map dashes to underscores.
+pub fn gate_name(check: &str) -> String {
+    match check {
+        "branch-name" => "naming_convention".to_string(),
+        "target-branch" => "target_policy".to_string(),
+        "pipeline" => "pipeline_green".to_string(),
+        other => other.replace('-', "_"),
+    }
+}
+
+/// Merges this run's object into the stored one: the stored timeline first, our new
+/// entries appended and sealed; subject, trigger and timestamp are ours (we wrote last).
+pub fn merge(
+    stored: Option<Stored>,
+    ours: &ContextObject,
+    key: Option<&[u8]>,
+) -> Result<Stored, ChainError> {
+    let Some(stored) = stored else {
+        let mut fresh = ours.clone();
+        fresh.timeline.clear();
+        let mut merged = Stored::new(fresh);
+        merged.append(&ours.timeline, key)?;
+        derive_state(&mut merged.context);
+        return Ok(merged);
+    };
+    let mut merged = stored.clone();
+    if merged.append(&ours.timeline, key)? == 0 {
+        // Nothing new (the same step ran twice): the stored object stands as it is.
+        return Ok(stored);
+    }
+    let ctx = &mut merged.context;
+    ctx.schema_version = ours.schema_version;
+    ctx.repository = ours.repository.clone();
+    ctx.timestamp = ours.timestamp.clone();
+    ctx.trigger = ours.trigger.clone();
+    ctx.subject = ours.subject.clone();
+    if ours.state.review_status != ReviewStatus::Pending {
+        ctx.state.review_status = ours.state.review_status;
+    }
+    if ours.state.release_status != ReleaseStatus::Pending {
+        ctx.state.release_status = ours.state.release_status;
+    }
+    derive_state(ctx);
+    Ok(merged)
+}
+
+/// The comment body, compacted until it fits; returns what it holds.
+pub fn render_fitting(mut stored: Stored, links: &Links) -> (Stored, String) {
+    loop {
+        let body = render(&stored, links);
+        let chars = body.chars().count();
+        if chars + MARGIN <= COMMENT_LIMIT {
+            return (stored, body);
+        }
+        if stored.context.timeline.len() > 1 {
+            let chunk = (stored.context.timeline.len() / 8).max(1);
+            stored.omit_oldest(chunk);
+        } else if !stored.omitted.summaries.is_empty() {
+            let chunk = (stored.omitted.summaries.len() / 4).max(1);
+            stored.omitted.summaries.drain(..chunk);
+        } else {
+            // One entry and no summaries still too large: its message is enormous.
+            if let Some(entry) = stored.context.timeline.first_mut() {
+                let keep: String = entry.message.chars().take(2_000).collect();
+                if keep.len() == entry.message.len() {
+                    return (stored, body);
+                }
+                entry.message = keep;
+            }
+        }
+    }
+}
+
+pub fn render(stored: &Stored, links: &Links) -> String {
+    let ctx = &stored.context;
+    let mut out = String::new();
+    out.push_str(MARKER);
+    out.push_str(&format!("\n### agent-council · {}\n\n", ctx.context_id));
+    out.push_str("| Stage | Status |\n| --- | --- |\n");
+    out.push_str(&format!(
+        "| guard | {} |\n",
+        ctx.state.guard_status.as_str()
+    ));
+    out.push_str(&format!(
+        "| review | {} |\n",
+        ctx.state.review_status.as_str()
+    ));
+    out.push_str(&format!(
+        "| release | {} |\n\n",
+        ctx.state.release_status.as_str()
+    ));
+    out.push_str("| Gate | Result |\n| --- | --- |\n");
+    for (gate, value) in &ctx.gates {
+        let shown = value.as_str().unwrap_or("not run");
+        out.push_str(&format!("| `{gate}` | {shown} |\n"));
+    }
+    let total = stored.omitted.count + ctx.timeline.len();
+    let shown: Vec<&Entry> = ctx.timeline.iter().rev().take(TABLE_ROWS).collect();
+    out.push_str(&format!(
+        "\n<details><summary>Last {} of {total} timeline entries</summary>\n\n",
+        shown.len()
+    ));
+    out.push_str("| When | Agent | Action | Result | Run |\n| --- | --- | --- | --- | --- |\n");
+    for e in shown.into_iter().rev() {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            escape_text(&e.timestamp),
+            escape_text(&e.agent),
+            literal(&e.action),
+            escape_text(&e.result),
+            escape_text(&format!("{}#{}", e.run_id, e.run_attempt)),
+        ));
+    }
+    out.push_str("\n</details>\n\n");
+    let head = ctx
+        .timeline
+        .last()
+        .map(|e| e.hash.as_str())
+        .unwrap_or(stored.anchor());
+    let mut footer = vec![format!("chain head {}", literal(head))];
+    if let Some(artifact) = &links.artifact {
+        footer.push(format!("full timeline: artifact {}", literal(artifact)));
+    }
+    if let Some(url) = &links.run_url {
+        footer.push(format!("[last run]({url})"));
+    }
+    out.push_str(&format!("<sub>{}</sub>\n", footer.join(" · ")));
+    out.push_str(DATA_OPEN);
+    out.push_str(&html_safe_json(stored));
+    out.push_str(DATA_CLOSE);
+    out
+}
+
+/// JSON with `<` and `>` escaped, so nothing in it can end the HTML comment around it.
+fn html_safe_json(stored: &Stored) -> String {
+    serde_json::to_string(stored)
+        .unwrap_or_default()
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+}
+
+pub fn is_ledger(body: &str) -> bool {
+    body.starts_with(MARKER)
+}
+
+pub fn parse(body: &str) -> Result<Stored, LedgerError> {
+    let start = body.find(DATA_OPEN).ok_or(LedgerError::NoData)? + DATA_OPEN.len();
+    let rest = &body[start..];
+    let end = rest.rfind(DATA_CLOSE).ok_or(LedgerError::NoData)?;
+    serde_json::from_str(&rest[..end]).map_err(|e| LedgerError::BadData(e.to_string()))
+}
+
+fn to_maps(entries: &[Entry]) -> Vec<Map<String, Value>> {
+    entries
+        .iter()
+        .map(|e| match serde_json::to_value(e) {
+            Ok(Value::Object(m)) => m,
+            _ => Map::new(),
+        })
+        .collect()
+}
+
+fn from_maps(maps: Vec<Map<String, Value>>) -> Vec<Entry> {
+    maps.into_iter()
+        .filter_map(|m| serde_json::from_value(Value::Object(m)).ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests;

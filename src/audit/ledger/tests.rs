@@ -1,0 +1,181 @@
+use super::*;
+use crate::audit::timeline::{Record, RunInfo, new_entry};
+use crate::audit::verify::verify;
+use crate::event::Event;
+
+fn pr_context(head: &str) -> ContextObject {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/events/pull_request.opened.json"
+    ))
+    .unwrap();
+    let mut v: Value = serde_json::from_str(&text).unwrap();
+    v["pull_request"]["head"]["ref"] = head.into();
+    let pr = Event::parse("pull_request", &v.to_string(), "e")
+        .unwrap()
+        .pull_request()
+        .unwrap();
+    ContextObject::new(
+        "o/r",
+        &pr,
+        "webhook:pull_request.opened",
+        "2026-11-22T10:00:00Z",
+    )
+}
+
+fn run(id: &str, attempt: u64) -> RunInfo {
+    RunInfo {
+        run_id: id.into(),
+        run_attempt: attempt,
+        job: "council".into(),
+    }
+}
+
+fn entry(run: &RunInfo, action: &str, result: &str) -> Entry {
+    new_entry(
+        run,
+        &Record {
+            stage: "guard",
+            agent: "agent_guard",
+            action: action.into(),
+            result: result.into(),
+            message: format!("{action} {result}"),
+        },
+        "ec26c3e57ca3a959ca5aad62de7213c562f8c821",
+        "2026-11-22T10:00:00Z",
+    )
+}
+
+fn ours(run_id: &str, results: (&str, &str)) -> ContextObject {
+    let mut ctx = pr_context("changes");
+    let r = run(run_id, 1);
+    ctx.timeline = vec![
+        entry(&r, "check:branch-name", results.0),
+        entry(&r, "check:target-branch", results.1),
+    ];
+    ctx
+}
+
+fn whole_file(stored: &Stored) -> Value {
+    serde_json::to_value(&stored.context).unwrap()
+}
+
+#[test]
+fn merging_appends_without_duplicates_and_keeps_the_chain_valid() {
+    let first = merge(None, &ours("1", ("FAIL", "FAIL")), None).unwrap();
+    assert_eq!(first.context.timeline.len(), 2);
+    verify(&whole_file(&first), None).unwrap();
+    let again = merge(Some(first.clone()), &ours("1", ("FAIL", "FAIL")), None).unwrap();
+    assert_eq!(
+        again.context.timeline, first.context.timeline,
+        "same run twice adds nothing"
+    );
+    let second = merge(Some(first.clone()), &ours("2", ("PASS", "PASS")), None).unwrap();
+    assert_eq!(second.context.timeline.len(), 4);
+    assert_eq!(
+        second.context.timeline[..2],
+        first.context.timeline[..],
+        "earlier entries untouched"
+    );
+    verify(&whole_file(&second), None).unwrap();
+    assert_eq!(
+        second.context.state.guard_status,
+        GuardStatus::Pass,
+        "the newest check decides"
+    );
+    assert_eq!(second.context.gates["naming_convention"], "PASS");
+}
+
+#[test]
+fn signatures_are_added_with_a_key_and_checked() {
+    let stored = merge(None, &ours("1", ("PASS", "PASS")), Some(b"k")).unwrap();
+    assert!(stored.context.timeline.iter().all(|e| {
+        e.signature
+            .as_deref()
+            .is_some_and(|s| s.starts_with("hmac-sha256:"))
+    }));
+    stored.verify(Some(b"k")).unwrap();
+    assert!(stored.verify(Some(b"other")).is_err());
+}
+
+#[test]
+fn the_comment_round_trips_and_hides_nothing_that_could_close_it() {
+    let mut ctx = ours("1", ("FAIL", "FAIL"));
+    ctx.subject.source_branch = "evil-->branch<!--x--!>".into();
+    ctx.timeline[0].message = "--> </details> <script>".into();
+    let stored = merge(None, &ctx, None).unwrap();
+    let (kept, body) = render_fitting(stored.clone(), &Links::default());
+    assert_eq!(kept, stored);
+    assert!(is_ledger(&body));
+    let data = &body[body.find("ledger:data").unwrap()..];
+    assert_eq!(
+        data.matches("-->").count(),
+        1,
+        "only the real end of the comment"
+    );
+    assert!(!data.contains("<script>"));
+    assert_eq!(parse(&body).unwrap(), stored);
+}
+
+#[test]
+fn a_large_timeline_is_compacted_under_the_limit_and_its_tail_still_verifies() {
+    let mut stored = merge(None, &ours("0", ("FAIL", "FAIL")), Some(b"k")).unwrap();
+    for i in 1..400 {
+        let mut ctx = ours(&i.to_string(), ("FAIL", "PASS"));
+        for e in &mut ctx.timeline {
+            e.message = format!("{} {}", e.message, "long explanation ".repeat(20));
+        }
+        stored = merge(Some(stored), &ctx, Some(b"k")).unwrap();
+    }
+    let full = stored.clone();
+    let (kept, body) = render_fitting(stored, &Links::default());
+    assert!(body.chars().count() <= COMMENT_LIMIT);
+    assert!(!kept.is_complete());
+    assert_eq!(kept.omitted.count + kept.context.timeline.len(), 800);
+    let n = kept.omitted.count;
+    assert_eq!(
+        kept.omitted.head_hash,
+        full.context.timeline[n - 1].hash,
+        "the chain head is kept"
+    );
+    kept.verify(Some(b"k")).unwrap();
+    assert_eq!(parse(&body).unwrap(), kept);
+    // Appending to the compacted ledger links onto the kept tail.
+    let mut next = kept.clone();
+    next.append(&ours("9999", ("PASS", "PASS")).timeline, Some(b"k"))
+        .unwrap();
+    next.verify(Some(b"k")).unwrap();
+}
+
+#[test]
+fn tampering_in_the_comment_is_detected() {
+    let stored = merge(None, &ours("1", ("FAIL", "FAIL")), None).unwrap();
+    let (_, body) = render_fitting(stored, &Links::default());
+    let edited = body.replace("check:branch-name FAIL", "check:branch-name PASS");
+    let parsed = parse(&edited).unwrap();
+    assert!(parsed.verify(None).is_err());
+}
+
+#[test]
+fn broken_comments_are_errors_not_panics() {
+    assert_eq!(parse("hello"), Err(LedgerError::NoData));
+    assert_eq!(
+        parse(&format!("{MARKER}\n<!-- agent-council:ledger:data\n")),
+        Err(LedgerError::NoData)
+    );
+    assert!(matches!(
+        parse(&format!(
+            "{MARKER}\n<!-- agent-council:ledger:data\n{{\"context\": 1}}\n-->"
+        )),
+        Err(LedgerError::BadData(_))
+    ));
+}
+
+#[test]
+fn gate_names_follow_the_contract() {
+    assert_eq!(gate_name("branch-name"), "naming_convention");
+    assert_eq!(gate_name("target-branch"), "target_policy");
+    assert_eq!(gate_name("doc-coverage"), "doc_coverage");
+    assert_eq!(gate_name("pipeline"), "pipeline_green");
+    assert_eq!(gate_name("secret-scan"), "secret_scan");
+}

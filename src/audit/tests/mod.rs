@@ -1,0 +1,7 @@
+//! Tests of the audit ledger core. Kept beside the code so the folder copies verbatim.
+
+mod canonical;
+mod chain;
+mod support;
+mod tamper;
+mod vector;

@@ -1,0 +1,245 @@
+//! Verification of a whole timeline: reports the first broken link, edited entry, bad
+//! signature or duplicate id, with the entry's index (counted from 0, as in
+//! `jq '.timeline[17]'`) and id.
+//!
+//! Integrity is checked before semantics: within one entry the order is shape, `hash`
+//! and `prev_hash` format, link, content hash, signature, then duplicate id.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
+use serde::Serialize;
+use serde_json::Value;
+use thiserror::Error;
+
+use super::canonical::CanonError;
+use super::chain::{
+    EntryHasher, HASH_PREFIX, Parts, SIGNATURE_PREFIX, ZERO_HASH, decode_lower_hex_32, is_hash,
+    split,
+};
+
+/// What a successful verification covered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct VerifyReport {
+    /// Number of entries checked.
+    pub entries: usize,
+    /// True when a key was given, so every entry's signature was checked.
+    pub signatures_checked: bool,
+    /// The `hash` of the last entry: what the next entry's `prev_hash` must be (the zero
+    /// hash, or the anchor, when there are no entries).
+    pub head_hash: String,
+}
+
+/// The first problem found. `id` is the entry's id made safe to print (control and
+/// invisible characters escaped, cut to 64 characters); it is `None` when the entry
+/// has no string id or the problem is not about one entry.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{}{kind}", location(*.index, .id.as_deref()))]
+pub struct Tamper {
+    pub index: Option<usize>,
+    pub id: Option<String>,
+    pub kind: TamperKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum TamperKind {
+    #[error(
+        "not a Context Object: expected a JSON object with a \"timeline\" array, or a timeline array"
+    )]
+    NotADocument,
+    #[error("the anchor is not of the form sha256:<64 lowercase hex digits>")]
+    BadAnchor,
+    #[error("the HMAC key was rejected")]
+    KeyRejected,
+    #[error("is {found}, not a JSON object")]
+    NotAnObject { found: &'static str },
+    #[error("has no \"hash\": it was never sealed, or the field was removed")]
+    MissingHash,
+    #[error("\"hash\" is not of the form sha256:<64 lowercase hex digits>")]
+    MalformedHash,
+    #[error("has no \"prev_hash\": it was never sealed, or the field was removed")]
+    MissingPrevHash,
+    #[error("\"prev_hash\" is not of the form sha256:<64 lowercase hex digits>")]
+    MalformedPrevHash,
+    #[error(
+        "\"prev_hash\" is {found} but the first entry must link to {expected}: entries before it were removed, or it was moved"
+    )]
+    BadFirstLink { expected: String, found: String },
+    #[error(
+        "\"prev_hash\" is {found} but the previous entry's hash is {expected}: an entry was removed, inserted or moved before this one"
+    )]
+    BrokenLink { expected: String, found: String },
+    #[error("hash does not match its content: the entry was edited after it was written")]
+    HashMismatch,
+    #[error("has no \"signature\" but a key was given: it was added or re-sealed without the key")]
+    MissingSignature,
+    #[error("\"signature\" is not of the form hmac-sha256:<64 lowercase hex digits>")]
+    MalformedSignature,
+    #[error(
+        "signature does not match: the entry was changed, or it was signed with a different key"
+    )]
+    BadSignature,
+    #[error("has the same id as entry {first}: one decision is recorded twice")]
+    DuplicateId { first: usize },
+    #[error("{0}")]
+    Unhashable(CanonError),
+}
+
+/// Verifies a Context Object (`{"timeline": [...], ...}`) or a bare timeline array whose
+/// first entry links to the zero hash.
+pub fn verify(doc: &Value, key: Option<&[u8]>) -> Result<VerifyReport, Tamper> {
+    let entries = match doc {
+        Value::Array(entries) => entries,
+        Value::Object(map) => match map.get("timeline") {
+            Some(Value::Array(entries)) => entries,
+            _ => return Err(whole(TamperKind::NotADocument)),
+        },
+        _ => return Err(whole(TamperKind::NotADocument)),
+    };
+    verify_tail(entries, ZERO_HASH, key)
+}
+
+/// Verifies a kept tail of a longer timeline: its first entry must link to
+/// `anchor_prev_hash` (the hash of the last entry cut off) instead of the zero hash.
+/// Duplicate ids are only detected within the tail.
+pub fn verify_tail(
+    entries: &[Value],
+    anchor_prev_hash: &str,
+    key: Option<&[u8]>,
+) -> Result<VerifyReport, Tamper> {
+    if !is_hash(anchor_prev_hash) {
+        return Err(whole(TamperKind::BadAnchor));
+    }
+    let mut hasher = EntryHasher::new(key).map_err(|_| whole(TamperKind::KeyRejected))?;
+    let mut seen: HashMap<&str, usize> = HashMap::with_capacity(entries.len());
+    let mut prev = anchor_prev_hash;
+    for (index, value) in entries.iter().enumerate() {
+        let Value::Object(entry) = value else {
+            let found = type_name(value);
+            return Err(at(index, None, TamperKind::NotAnObject { found }));
+        };
+        let parts = split(entry);
+        let id = parts.id.and_then(Value::as_str);
+        let checked =
+            check_entry(parts, index, prev, &mut hasher, key.is_some()).and_then(|hash| {
+                // Ids are only compared when they are strings, as the product writes them.
+                let Some(id) = id else { return Ok(hash) };
+                match seen.entry(id) {
+                    Entry::Occupied(first) => Err(TamperKind::DuplicateId {
+                        first: *first.get(),
+                    }),
+                    Entry::Vacant(slot) => {
+                        slot.insert(index);
+                        Ok(hash)
+                    }
+                }
+            });
+        match checked {
+            Ok(hash) => prev = hash,
+            Err(kind) => return Err(at(index, id, kind)),
+        }
+    }
+    Ok(VerifyReport {
+        entries: entries.len(),
+        signatures_checked: key.is_some(),
+        head_hash: prev.to_owned(),
+    })
+}
+
+/// Checks one entry against the previous hash; returns its own hash.
+fn check_entry<'a>(
+    mut parts: Parts<'a>,
+    index: usize,
+    prev: &str,
+    hasher: &mut EntryHasher,
+    signed: bool,
+) -> Result<&'a str, TamperKind> {
+    use TamperKind as K;
+    let hash = hash_field(parts.hash, K::MissingHash, K::MalformedHash)?;
+    let prev_hash = hash_field(parts.prev_hash, K::MissingPrevHash, K::MalformedPrevHash)?;
+    if prev_hash != prev {
+        let (expected, found) = (prev.to_owned(), prev_hash.to_owned());
+        return Err(match index {
+            0 => K::BadFirstLink { expected, found },
+            _ => K::BrokenLink { expected, found },
+        });
+    }
+    hasher
+        .load_members(&mut parts.members)
+        .map_err(K::Unhashable)?;
+    if hash.strip_prefix(HASH_PREFIX).map(str::as_bytes) != Some(&hasher.hash_hex()[..]) {
+        return Err(K::HashMismatch);
+    }
+    if signed {
+        let tag = match parts.signature {
+            None => return Err(K::MissingSignature),
+            Some(Value::String(s)) => s
+                .strip_prefix(SIGNATURE_PREFIX)
+                .and_then(decode_lower_hex_32)
+                .ok_or(K::MalformedSignature)?,
+            Some(_) => return Err(K::MalformedSignature),
+        };
+        if !hasher.signature_matches(&tag) {
+            return Err(K::BadSignature);
+        }
+    }
+    Ok(hash)
+}
+
+fn hash_field(
+    value: Option<&Value>,
+    missing: TamperKind,
+    malformed: TamperKind,
+) -> Result<&str, TamperKind> {
+    match value {
+        None => Err(missing),
+        Some(Value::String(s)) if is_hash(s) => Ok(s),
+        Some(_) => Err(malformed),
+    }
+}
+
+fn whole(kind: TamperKind) -> Tamper {
+    Tamper {
+        index: None,
+        id: None,
+        kind,
+    }
+}
+
+fn at(index: usize, id: Option<&str>, kind: TamperKind) -> Tamper {
+    Tamper {
+        index: Some(index),
+        id: id.map(printable),
+        kind,
+    }
+}
+
+/// An id from the file, safe for logs and `::error::` lines: it may be huge or hold
+/// newlines, bidi overrides or zero-width characters meant to mislead the reader.
+fn printable(id: &str) -> String {
+    const MAX: usize = 64;
+    let mut out: String = id.chars().take(MAX).flat_map(char::escape_debug).collect();
+    if id.chars().nth(MAX).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+fn location(index: Option<usize>, id: Option<&str>) -> String {
+    match (index, id) {
+        (Some(i), Some(id)) => format!("entry {i} (id {id}): "),
+        (Some(i), None) => format!("entry {i}: "),
+        (None, _) => String::new(),
+    }
+}
+
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
