@@ -49,6 +49,7 @@ pub async fn persist(
             }
         };
         let (stored, duplicates) = load(&found, key, &mut warnings);
+        let contended = round > 1 || !duplicates.is_empty() || recently_written(stored.as_ref());
         let merged = match merge_all(stored, &duplicates, ours, key) {
             Ok(m) => m,
             Err(e) => {
@@ -100,7 +101,7 @@ pub async fn persist(
                 ));
             }
         }
-        if confirmed(gh, written.id, ours).await {
+        if confirmed(gh, written.id, ours, written.body(), contended).await {
             let effect = EffectReport {
                 action: "action:comment",
                 result: EffectResult::Done(
@@ -197,22 +198,52 @@ async fn write(
     }
 }
 
-/// After a short, random pause (so racing runs interleave their checks), the comment
-/// must hold every entry of ours.
-async fn confirmed(gh: &GitHub, id: u64, ours: &ContextObject) -> bool {
-    let pause = crate::jitter::in_range(150, 400);
-    tokio::time::sleep(Duration::from_millis(pause)).await;
-    let Ok(comment) = gh.get_comment(id).await else {
-        return false;
-    };
-    let Ok(now) = ledger::parse(comment.body()) else {
-        return false;
-    };
-    let present = |id: &str| {
-        now.context.timeline.iter().any(|e| e.id == id)
-            || now.omitted.summaries.iter().any(|s| s.id == id)
-    };
-    ours.timeline.iter().all(|e| present(&e.id))
+/// Pauses (ms ranges) before each read-back. A quiet comment is checked once; when
+/// another run touched it recently, checking goes on for a few seconds, so that a run
+/// which read an older version and writes late is caught while we can still re-merge.
+const QUIET: &[(u64, u64)] = &[(150, 400)];
+const CONTENDED: &[(u64, u64)] = &[(150, 400), (600, 1_200), (1_500, 2_500)];
+
+/// The comment holds every entry of ours, and keeps holding them while others write.
+async fn confirmed(
+    gh: &GitHub,
+    id: u64,
+    ours: &ContextObject,
+    written: &str,
+    mut contended: bool,
+) -> bool {
+    let mut step = 0;
+    loop {
+        let schedule = if contended { CONTENDED } else { QUIET };
+        let Some(&(low, high)) = schedule.get(step) else {
+            return true;
+        };
+        step += 1;
+        tokio::time::sleep(Duration::from_millis(crate::jitter::in_range(low, high))).await;
+        let Ok(comment) = gh.get_comment(id).await else {
+            return false;
+        };
+        let Ok(now) = ledger::parse(comment.body()) else {
+            return false;
+        };
+        let holds = |id: &str| {
+            now.context.timeline.iter().any(|e| e.id == id)
+                || now.omitted.summaries.iter().any(|s| s.id == id)
+        };
+        if !ours.timeline.iter().all(|e| holds(&e.id)) {
+            return false;
+        }
+        contended |= comment.body() != written;
+    }
+}
+
+/// Another run wrote the ledger in the last two minutes: runs may be overlapping.
+fn recently_written(stored: Option<&Stored>) -> bool {
+    stored
+        .and_then(|s| chrono::DateTime::parse_from_rfc3339(&s.context.timestamp).ok())
+        .is_some_and(|t| {
+            chrono::Utc::now().signed_duration_since(t) < chrono::Duration::seconds(120)
+        })
 }
 
 /// The audit file wants every entry: when the comment holds only a tail, take the

@@ -4,6 +4,7 @@ mod guard;
 mod ledger;
 mod policy_source;
 mod record;
+mod verify;
 
 use std::path::{Path, PathBuf};
 
@@ -36,6 +37,7 @@ pub async fn run(settings: Settings) -> Result<Outcome> {
             }
             guard::run(&settings, &event).await
         }
+        CommandKind::Verify(file) => verify::run(&settings, file.as_deref()),
         other => not_available(&settings, other.name()),
     }
 }

@@ -7,3 +7,5 @@ mod agent_state_corpus;
 mod artifact;
 mod guard;
 mod hostile;
+mod ledger;
+mod verify;

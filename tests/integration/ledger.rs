@@ -1,0 +1,273 @@
+//! The ledger end to end: one comment per PR, merged across runs (even concurrent
+//! ones), duplicates folded in, forgeries ignored, the artifact uploaded.
+
+use std::collections::BTreeMap;
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path, path_regex};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+use crate::support::fake_github::FakeGitHub;
+use crate::support::{Council, fixture, pr_event};
+
+const LEDGER: &str = "<!-- agent-council:ledger:v1 -->";
+
+fn ledgers(gh: &FakeGitHub) -> Vec<Value> {
+    gh.comment_bodies()
+        .iter()
+        .filter(|b| b.starts_with(LEDGER))
+        .map(|b| {
+            let start = b.find("ledger:data\n").unwrap() + "ledger:data\n".len();
+            let end = b.rfind("\n-->").unwrap();
+            serde_json::from_str(&b[start..end]).unwrap()
+        })
+        .collect()
+}
+
+fn run_guard(gh: &FakeGitHub, run_id: &str) -> Council {
+    Council::action()
+        .api(&gh.uri())
+        .env("GITHUB_RUN_ID", run_id)
+        .event("pull_request", fixture("pull_request.opened"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn concurrent_runs_lose_and_duplicate_nothing() {
+    const RUNS: usize = 20;
+    let gh = FakeGitHub::start().await;
+    gh.policy("master", None).await;
+    let runs: Vec<_> = (0..RUNS)
+        .map(|i| run_guard(&gh, &format!("{}", 7000 + i)).input("hmac-key", "ledger-key"))
+        .map(|council| tokio::task::spawn_blocking(move || council.run_blocking()))
+        .collect();
+    for handle in runs {
+        let run = handle.await.unwrap();
+        run.assert_code(1);
+        assert!(
+            !run.stdout.contains("::warning"),
+            "no run gave up: {}",
+            run.stdout
+        );
+    }
+    let stored = ledgers(&gh);
+    assert_eq!(stored.len(), 1, "one Context Object comment");
+    let timeline = stored[0]["context"]["timeline"].as_array().unwrap();
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for entry in timeline {
+        *seen
+            .entry(entry["id"].as_str().unwrap().to_string())
+            .or_default() += 1;
+    }
+    for i in 0..RUNS {
+        for check in ["check:branch-name", "check:target-branch"] {
+            let id = format!("{}/1/council/guard/{check}", 7000 + i);
+            assert_eq!(seen.get(&id), Some(&1), "{id} present exactly once");
+        }
+    }
+    assert_eq!(timeline.len(), RUNS * 2, "nothing else, nothing twice");
+    // The stored chain verifies with the key.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("ledger.json");
+    std::fs::write(&file, serde_json::to_string(&stored[0]["context"]).unwrap()).unwrap();
+    Council::cli()
+        .args(&["verify", file.to_str().unwrap(), "--hmac-key", "ledger-key"])
+        .run()
+        .await
+        .assert_code(0);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn later_runs_append_to_the_one_comment_and_the_audit_file_holds_all() {
+    let gh = FakeGitHub::start().await;
+    gh.policy("master", None).await;
+    run_guard(&gh, "1").run().await.assert_code(1);
+    let second = run_guard(&gh, "2").run().await;
+    second.assert_code(1);
+    assert_eq!(ledgers(&gh).len(), 1);
+    let audit = second.audit(2);
+    let ids: Vec<&str> = audit["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "1/1/council/guard/check:branch-name",
+            "1/1/council/guard/check:target-branch",
+            "2/1/council/guard/check:branch-name",
+            "2/1/council/guard/check:target-branch"
+        ]
+    );
+    assert_eq!(
+        second.output("context"),
+        serde_json::to_string(&audit).unwrap()
+    );
+    // A re-run is a new attempt: new entries.
+    let rerun = run_guard(&gh, "2")
+        .env("GITHUB_RUN_ATTEMPT", "2")
+        .run()
+        .await;
+    assert_eq!(rerun.audit(2)["timeline"].as_array().unwrap().len(), 6);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn duplicate_comments_are_folded_into_the_oldest_and_deleted() {
+    let gh = FakeGitHub::start().await;
+    gh.policy("master", None).await;
+    run_guard(&gh, "1").run().await.assert_code(1);
+    let first = gh.comment_bodies()[0].clone();
+    // Another run created a second ledger comment (a race, or a past bug).
+    let other = FakeGitHub::start().await;
+    other.policy("master", None).await;
+    run_guard(&other, "2").run().await.assert_code(1);
+    gh.seed(2, "github-actions[bot]", &other.comment_bodies()[0]);
+    assert_eq!(ledgers(&gh).len(), 2);
+    run_guard(&gh, "3").run().await.assert_code(1);
+    let stored = ledgers(&gh);
+    assert_eq!(stored.len(), 1, "the newer duplicate is gone");
+    assert!(gh.comment_bodies()[0].starts_with(LEDGER));
+    assert_ne!(
+        gh.comment_bodies()[0],
+        first,
+        "the oldest was kept and extended"
+    );
+    let runs: Vec<&str> = stored[0]["context"]["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["run_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(runs, ["1", "1", "2", "2", "3", "3"]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_forged_ledger_comment_from_someone_else_is_ignored() {
+    let gh = FakeGitHub::start().await;
+    gh.policy("master", None).await;
+    let forged = format!(
+        "{LEDGER}\n<!-- agent-council:ledger:data\n{}\n-->",
+        json!({"context": {"forged": true}})
+    );
+    gh.seed(2, "mallory", &forged);
+    run_guard(&gh, "1").run().await.assert_code(1);
+    let bodies = gh.comment_bodies();
+    assert_eq!(bodies.len(), 2, "ours was created beside the forgery");
+    assert_eq!(bodies[0], forged, "the forgery is untouched");
+    assert_eq!(ledgers(&gh).len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_edited_ledger_comment_is_reported() {
+    let gh = FakeGitHub::start().await;
+    gh.policy("master", None).await;
+    run_guard(&gh, "1").run().await.assert_code(1);
+    {
+        let mut world = gh.world.lock().unwrap();
+        let body = world.comments[0]["body"].as_str().unwrap().to_string();
+        world.comments[0]["body"] = body
+            .replacen("\"result\":\"FAIL\"", "\"result\":\"PASS\"", 1)
+            .into();
+    }
+    let run = run_guard(&gh, "2").run().await;
+    run.assert_code(1);
+    assert!(
+        run.stdout.contains("::warning title=council ledger::")
+            && run.stdout.contains("fails verification"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// A minimal Results service and blob store that accept one upload.
+async fn results_service(finalize_status: u16) -> MockServer {
+    let server = MockServer::start().await;
+    let twirp = "/twirp/github.actions.results.api.v1.ArtifactService/";
+    let blob = format!("{}/blob/audit.zip?sv=x&sig=abc%3D", server.uri());
+    Mock::given(method("POST"))
+        .and(path(format!("{twirp}CreateArtifact")))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"ok": true, "signed_upload_url": blob})),
+        )
+        .mount(&server)
+        .await;
+    Mock::given(method("PUT"))
+        .and(path_regex("^/blob/"))
+        .respond_with(ResponseTemplate::new(201))
+        .mount(&server)
+        .await;
+    let finalize = if finalize_status == 200 {
+        ResponseTemplate::new(200).set_body_json(json!({"ok": true, "artifact_id": "4242"}))
+    } else {
+        ResponseTemplate::new(finalize_status)
+            .set_body_json(json!({"code": "internal", "msg": "boom"}))
+    };
+    Mock::given(method("POST"))
+        .and(path(format!("{twirp}FinalizeArtifact")))
+        .respond_with(finalize)
+        .mount(&server)
+        .await;
+    server
+}
+
+fn runtime_token() -> String {
+    let b64 = |v: &Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
+    format!(
+        "{}.{}.sig",
+        b64(&json!({"alg": "HS256"})),
+        b64(&json!({"scp": "Actions.Results:run-backend:job-backend"}))
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_audit_file_is_uploaded_as_an_artifact() {
+    let gh = FakeGitHub::start().await;
+    gh.policy("develop", None).await;
+    let results = results_service(200).await;
+    let run = Council::action()
+        .api(&gh.uri())
+        .env("ACTIONS_RUNTIME_TOKEN", &runtime_token())
+        .env("ACTIONS_RESULTS_URL", &results.uri())
+        .event(
+            "pull_request",
+            pr_event("opened", "feature/devops/PBI-001-login", "develop"),
+        )
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.output("artifact-id"), "4242");
+    run.assert_no_secret(&runtime_token());
+    assert!(run.summary.contains("audit-PR-2"), "{}", run.summary);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failed_upload_is_exit_3_when_the_gates_passed_and_1_when_they_failed() {
+    for (event, want) in [
+        (
+            pr_event("opened", "feature/devops/PBI-001-login", "develop"),
+            3,
+        ),
+        (pr_event("opened", "changes", "develop"), 1),
+    ] {
+        let gh = FakeGitHub::start().await;
+        gh.policy("develop", None).await;
+        let results = results_service(500).await;
+        let run = Council::action()
+            .api(&gh.uri())
+            .env("ACTIONS_RUNTIME_TOKEN", &runtime_token())
+            .env("ACTIONS_RESULTS_URL", &results.uri())
+            .event("pull_request", event)
+            .run()
+            .await;
+        run.assert_code(want);
+        assert_eq!(run.output("artifact-id"), "");
+        assert!(
+            run.workspace.path().join("out/audit/PR-2.json").exists(),
+            "the file stays on disk"
+        );
+        assert!(run.summary.contains("stays on disk"), "{}", run.summary);
+    }
+}
