@@ -82,7 +82,7 @@ pub async fn persist(
         let main = found.first().map(|(c, _)| c);
         let written = match write(gh, pr.number, main, &body).await {
             Ok(w) => w,
-            Err(e) if e.is_forbidden() => {
+            Err(e) if e.is_forbidden() || matches!(e, ApiError::NotFound { .. }) => {
                 let why = Message::new().text(format!(
                     "the token may not write comments, so the Context Object lives in the audit file and artifact only ({e})"
                 ));

@@ -147,6 +147,7 @@ fn github_client(settings: &Settings, repo: &RepoName) -> Result<Option<GitHub>>
         graphql_url: settings.graphql_url.clone(),
         token: Some(token.expose().to_string()),
         retry: settings.retry,
+        read_only: settings.dry_run,
     };
     GitHub::new(&config, repo.clone()).map(Some)
 }

@@ -22,6 +22,8 @@ pub struct GitHubConfig {
     pub graphql_url: String,
     pub token: Option<String>,
     pub retry: RetryPolicy,
+    /// A dry run: the client sends no POST, not even GraphQL queries.
+    pub read_only: bool,
 }
 
 impl std::fmt::Debug for GitHubConfig {
@@ -112,6 +114,7 @@ pub struct GitHub {
     requests: AtomicU32,
     writes: AtomicU32,
     identity: tokio::sync::OnceCell<Option<super::Identity>>,
+    read_only: bool,
 }
 
 impl GitHub {
@@ -126,6 +129,7 @@ impl GitHub {
             requests: AtomicU32::new(0),
             writes: AtomicU32::new(0),
             identity: tokio::sync::OnceCell::new(),
+            read_only: config.read_only,
         })
     }
 
@@ -137,6 +141,10 @@ impl GitHub {
     /// Write requests (anything but GET and GraphQL queries) sent so far.
     pub fn writes(&self) -> u32 {
         self.writes.load(Ordering::Relaxed)
+    }
+
+    pub fn is_read_only(&self) -> bool {
+        self.read_only
     }
 
     pub(super) fn identity_cell(&self) -> &tokio::sync::OnceCell<Option<super::Identity>> {
@@ -448,6 +456,7 @@ mod tests {
             graphql_url: "https://api.github.com/graphql".into(),
             token: Some("ghs_secret".into()),
             retry: RetryPolicy::default(),
+            read_only: false,
         };
         assert!(!format!("{c:?}").contains("ghs_secret"));
     }

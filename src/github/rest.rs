@@ -107,7 +107,7 @@ impl GitHub {
             )
             .await
         {
-            Ok(reply) => Ok(Some(reply.text())),
+            Ok(reply) => Ok(Some(file_text(&reply.text()))),
             Err(ApiError::NotFound { .. }) => Ok(None),
             Err(e) => Err(e),
         }
@@ -178,12 +178,19 @@ impl GitHub {
 
     /// The token's own login, asked once per run: GraphQL `viewer` (works for app and
     /// Actions tokens), else REST `/user` (user tokens); `None` when neither answers.
+    ///
+    /// A read-only client (dry run) sends no POST at all, GraphQL queries included, so
+    /// that "no write call" holds even for whoever counts POSTs.
     pub async fn identity(&self) -> Option<Identity> {
         self.identity_cell()
             .get_or_init(|| async {
-                match self.viewer_login().await {
-                    Ok(login) => Some(Identity { login }),
-                    Err(_) => self.rest_user_login().await.map(|login| Identity { login }),
+                let viewer = match self.is_read_only() {
+                    true => None,
+                    false => self.viewer_login().await.ok(),
+                };
+                match viewer {
+                    Some(login) => Some(Identity { login }),
+                    None => self.rest_user_login().await.map(|login| Identity { login }),
                 }
             })
             .await
@@ -216,6 +223,28 @@ impl GitHub {
             .await
             .ok()?;
         reply.json::<User>("/user").ok().map(|u| u.login)
+    }
+}
+
+/// The contents API answers the raw file for our `Accept`; a server (or proxy) that sends
+/// the JSON object instead still works: base64 `content` is decoded.
+fn file_text(body: &str) -> String {
+    use base64::Engine as _;
+    #[derive(Deserialize)]
+    struct Contents {
+        content: String,
+        encoding: String,
+    }
+    match serde_json::from_str::<Contents>(body) {
+        Ok(c) if c.encoding == "base64" => {
+            let compact: String = c.content.chars().filter(|ch| !ch.is_whitespace()).collect();
+            base64::engine::general_purpose::STANDARD
+                .decode(compact)
+                .ok()
+                .and_then(|bytes| String::from_utf8(bytes).ok())
+                .unwrap_or_else(|| body.to_string())
+        }
+        _ => body.to_string(),
     }
 }
 
@@ -259,6 +288,13 @@ mod tests {
             Some("https://api.github.com/repositories/1/issues/2/comments?page=9")
         );
         assert_eq!(link(&h, "prev"), None);
+    }
+
+    #[test]
+    fn file_text_accepts_raw_and_json_contents() {
+        assert_eq!(file_text("branches: {}\n"), "branches: {}\n");
+        let json = r#"{"type":"file","encoding":"base64","content":"dmVyc2lvbjog\nMQo="}"#;
+        assert_eq!(file_text(json), "version: 1\n");
     }
 
     #[test]

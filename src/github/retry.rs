@@ -7,7 +7,7 @@ use std::time::Duration;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
     pub max_attempts: u32,
-    /// First backoff; doubled after every failed attempt, with up to 50 % jitter.
+    /// First backoff (500 ms); doubled after every failed attempt, with up to 50 % jitter.
     pub base_delay: Duration,
     /// Longest single wait; a `Retry-After` beyond it ends the retries at once.
     pub max_delay: Duration,
@@ -17,7 +17,7 @@ impl Default for RetryPolicy {
     fn default() -> Self {
         RetryPolicy {
             max_attempts: 5,
-            base_delay: Duration::from_millis(1000),
+            base_delay: Duration::from_millis(500),
             max_delay: Duration::from_secs(60),
         }
     }

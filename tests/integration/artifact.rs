@@ -894,6 +894,7 @@ async fn github(api: &MockServer) -> GitHub {
         graphql_url: format!("{}/graphql", api.uri()),
         token: Some("ghs_test".into()),
         retry: fast(),
+        read_only: false,
     };
     GitHub::new(&config, RepoName::parse("o/r").unwrap()).unwrap()
 }
