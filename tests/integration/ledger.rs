@@ -271,3 +271,79 @@ async fn a_failed_upload_is_exit_3_when_the_gates_passed_and_1_when_they_failed(
         assert!(run.summary.contains("stays on disk"), "{}", run.summary);
     }
 }
+
+/// The ledger's API cost per run, by case (the policy read is the guard's own).
+#[tokio::test(flavor = "multi_thread")]
+async fn api_calls_per_run_by_case() {
+    async fn ledger_calls(gh: &FakeGitHub) -> Vec<String> {
+        let all = gh.requests().await;
+        gh.server.reset().await;
+        all.into_iter()
+            .filter(|r| !r.contains("/contents/"))
+            .collect()
+    }
+    let gh = FakeGitHub::start().await;
+    gh.policy("master", None).await;
+    // 1. The first run creates the comment.
+    run_guard(&gh, "1").run().await.assert_code(1);
+    assert_eq!(
+        ledger_calls(&gh).await,
+        [
+            "POST /graphql",
+            "GET /repos/Codertocat/Hello-World/issues/2/comments",
+            "POST /repos/Codertocat/Hello-World/issues/2/comments",
+            "GET /repos/Codertocat/Hello-World/issues/comments/5001"
+        ]
+    );
+    // 2. A later run, the ledger quiet for a while: one edit, one read-back.
+    gh.remount().await;
+    {
+        let mut world = gh.world.lock().unwrap();
+        let body = world.comments[0]["body"].as_str().unwrap().to_string();
+        // The object's own timestamp (the first one in the machine block) goes back in time.
+        let stamp = regex::Regex::new(r#""timestamp":"[^"]+""#).unwrap();
+        let old = stamp.replace(&body, r#""timestamp":"2020-01-01T00:00:00Z""#);
+        world.comments[0]["body"] = old.into_owned().into();
+    }
+    run_guard(&gh, "2").run().await.assert_code(1);
+    assert_eq!(
+        ledger_calls(&gh).await,
+        [
+            "POST /graphql",
+            "GET /repos/Codertocat/Hello-World/issues/2/comments",
+            "PATCH /repos/Codertocat/Hello-World/issues/comments/5001",
+            "GET /repos/Codertocat/Hello-World/issues/comments/5001"
+        ]
+    );
+    // 3. Right after another run: the read-back goes on for a few seconds.
+    gh.remount().await;
+    run_guard(&gh, "3").run().await.assert_code(1);
+    let calls = ledger_calls(&gh).await;
+    assert_eq!(calls.len(), 6, "{calls:?}");
+    assert_eq!(
+        calls
+            .iter()
+            .filter(|c| c.ends_with("/comments/5001"))
+            .count(),
+        4
+    );
+    // 4. A dry run reads and writes nothing.
+    gh.remount().await;
+    run_guard(&gh, "4")
+        .input("dry-run", "true")
+        .run()
+        .await
+        .assert_code(1);
+    assert_eq!(
+        ledger_calls(&gh).await,
+        [
+            "GET /user",
+            "GET /repos/Codertocat/Hello-World/issues/2/comments"
+        ]
+    );
+    // 5. A read-only token: the write is refused, nothing more is tried.
+    gh.remount().await;
+    gh.set_write_status(403);
+    run_guard(&gh, "5").run().await.assert_code(1);
+    assert_eq!(ledger_calls(&gh).await.len(), 3);
+}

@@ -39,6 +39,18 @@ impl FakeGitHub {
         gh
     }
 
+    /// Mounts the routes again after `server.reset()` (the world is kept); the policy
+    /// file is 404 again (the default policy).
+    pub async fn remount(&self) {
+        self.mount_comments().await;
+        self.viewer().await;
+        Mock::given(method("GET"))
+            .and(path_regex(format!("^/repos/{REPO}/contents/")))
+            .respond_with(ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"})))
+            .mount(&self.server)
+            .await;
+    }
+
     pub fn uri(&self) -> String {
         self.server.uri()
     }
