@@ -7,3 +7,4 @@ mod agent_state_corpus;
 mod artifact;
 mod guard;
 mod hostile;
+mod state;

@@ -96,25 +96,31 @@ fn unknown_names(state: &AgentState) -> Vec<String> {
     state.unknown.iter().map(|u| u.name().to_string()).collect()
 }
 
-/// Lines about where the state came from and what was passed over.
-fn provenance(r: &ReadReport, markdown: bool) -> Vec<String> {
+/// Lines about where the state came from and what was passed over; `put` words the
+/// first one as the base of the new state.
+fn provenance(r: &ReadReport, markdown: bool, put: bool) -> Vec<String> {
     let render = |m: Message| if markdown { m.markdown() } else { m.plain() };
     let s = &r.latest.selection;
     let mut lines = Vec::new();
-    lines.push(match &s.source {
-        Some(src) => render(
-            Message::new()
-                .text("Read from ")
-                .link(&src.html_url)
-                .text(" by ")
-                .value(&src.author)
-                .text(format!(" ({}).", src.created_at)),
+    let lead = match (&s.source, put) {
+        (Some(src), _) => Message::new()
+            .text(if put {
+                "Fields not given were carried over from "
+            } else {
+                "Read from "
+            })
+            .link(&src.html_url)
+            .text(" by ")
+            .value(&src.author)
+            .text(format!(" ({}).", src.created_at)),
+        (None, false) => Message::new()
+            .text("No trusted <agent-state> block on this issue: this is the initial state."),
+        (None, true) => Message::new().text(
+            "No trusted <agent-state> block on this issue yet: fields not given start from \
+             the initial state.",
         ),
-        None => render(
-            Message::new()
-                .text("No trusted <agent-state> block on this issue: this is the initial state."),
-        ),
-    });
+    };
+    lines.push(render(lead));
     if s.ignored_untrusted > 0 {
         lines.push(render(Message::new().text(format!(
             "Ignored {} block{} from authors who are not trusted (add logins to the \
@@ -176,7 +182,7 @@ pub fn get_markdown(r: &ReadReport) -> String {
         out.push_str(&format!("| other elements | {} |\n", names.join(", ")));
     }
     out.push('\n');
-    for line in provenance(r, true) {
+    for line in provenance(r, true, false) {
         out.push_str(&line);
         out.push_str("\n\n");
     }
@@ -187,7 +193,7 @@ pub fn get_markdown(r: &ReadReport) -> String {
 pub fn get_plain(r: &ReadReport) -> String {
     let mut out = format!("state of {}#{}\n", r.repo, r.issue);
     push_plain_fields(&mut out, &r.latest.selection.state, |_| None);
-    for line in provenance(r, false) {
+    for line in provenance(r, false, false) {
         out.push_str(&format!("  {line}\n"));
     }
     for note in footer(r) {
@@ -341,11 +347,7 @@ pub fn put_markdown(p: &PutReport) -> String {
     for note in put_notes(p) {
         out.push_str(&format!("{}\n\n", note.markdown()));
     }
-    let based = provenance(r, true);
-    if let Some(first) = based.first() {
-        out.push_str(&format!("Based on the latest state: {first}\n\n"));
-    }
-    for line in based.iter().skip(1) {
+    for line in provenance(r, true, true) {
         out.push_str(&format!("{line}\n\n"));
     }
     if *p.written == Written::DryRun {
@@ -372,7 +374,7 @@ pub fn put_plain(p: &PutReport) -> String {
     for note in put_notes(p) {
         out.push_str(&format!("  note: {}\n", note.plain()));
     }
-    for line in provenance(r, false) {
+    for line in provenance(r, false, true) {
         out.push_str(&format!("  {line}\n"));
     }
     out.push_str(&format!("  run key: {}\n", visible(p.run_key)));
