@@ -706,3 +706,32 @@ async fn bad_put_inputs_are_exit_2_before_any_request() {
     assert!(run.stdout.contains("nothing to write"), "{}", run.stdout);
     assert!(gh.requests().await.is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn values_from_comments_render_literally_in_the_summary() {
+    let gh = world().await;
+    gh.seed(
+        ISSUE,
+        ISSUE_AUTHOR,
+        "<agent-state><intent>&lt;img src=x onerror=alert(1)&gt;|`@admin` [x](javascript:1)\u{202E}\n| row</intent>\
+         <memory>{\"html\": \"&lt;/code&gt;&lt;script&gt;\"}</memory></agent-state>",
+    );
+    let run = get(&gh).run().await;
+    run.assert_code(0);
+    assert_eq!(
+        run.output("state-intent"),
+        "<img src=x onerror=alert(1)>|`@admin` [x](javascript:1)\u{202E}\n| row"
+    );
+    let intent_row = run
+        .summary
+        .lines()
+        .find(|l| l.starts_with("| `intent`"))
+        .unwrap();
+    insta::assert_snapshot!(intent_row, @"| `intent` | <code>&lt;img src=x onerror=alert(1)&gt;&#124;&#96;&#64;admin&#96; &#91;x&#93;(javascript&#58;1)&lt;U+202E&gt;&lt;U+000A&gt;&#124; row</code> |");
+    assert!(!run.summary.contains("<script>") && !run.summary.contains("<img"));
+    assert_eq!(
+        run.summary.matches("\n| ").count(),
+        8,
+        "no row was added or broken"
+    );
+}

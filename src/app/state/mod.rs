@@ -4,6 +4,7 @@
 mod get;
 mod memory_file;
 mod put;
+mod put_report;
 mod read;
 mod report;
 

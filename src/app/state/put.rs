@@ -5,8 +5,9 @@ use sha2::{Digest, Sha256};
 
 use super::get::announce;
 use super::memory_file;
+use super::put_report::{self, PutReport, Written};
 use super::read::{Latest, read_latest};
-use super::report::{self, PutReport, ReadReport, Written};
+use super::report::ReadReport;
 use super::{Target, outputs};
 use crate::agent_state::put::{PutInputs, PutRequest, overlay, validate};
 use crate::agent_state::{AgentState, render_block, render_comment};
@@ -43,7 +44,7 @@ pub async fn run(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
         run_key: &run_key,
     };
     if written == Written::ReadOnly {
-        let why = report::put_plain(&put);
+        let why = put_report::put_plain(&put);
         let first = why.lines().next().unwrap_or_default();
         settings
             .runner
@@ -59,14 +60,14 @@ pub async fn run(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
     }
     settings
         .runner
-        .append_summary(&report::put_markdown(&put))?;
+        .append_summary(&put_report::put_markdown(&put))?;
     settings
         .runner
         .set_outputs(&outputs(&rendered.state, written.url()))?;
     if settings.json {
-        println!("{}", report::put_json(&put));
+        println!("{}", put_report::put_json(&put));
     } else if !settings.in_actions {
-        print!("{}", report::put_plain(&put));
+        print!("{}", put_report::put_plain(&put));
     }
     // A read-only token is a warning, not a failure (SPEC, exit codes); the empty
     // `state-comment-url` tells a workflow that nothing was written.
