@@ -162,6 +162,18 @@ impl Event {
         })
     }
 
+    /// `issue.number` of an `issues` or `issue_comment` event (`None`: no `issue` object).
+    pub fn issue_number(&self) -> Result<Option<u64>, Error> {
+        if self.payload.get("issue").is_none_or(Value::is_null) {
+            return Ok(None);
+        }
+        let f = Fields {
+            event: self,
+            root: "",
+        };
+        f.u64(&self.payload, "issue.number").map(Some)
+    }
+
     /// `changes.base.ref.from` of an `edited` event: the PR was retargeted.
     pub fn previous_base(&self) -> Option<String> {
         self.payload

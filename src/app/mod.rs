@@ -4,6 +4,7 @@ mod guard;
 mod ledger;
 mod policy_source;
 mod record;
+mod state;
 mod verify;
 
 use std::path::{Path, PathBuf};
@@ -23,6 +24,7 @@ pub async fn run(settings: Settings) -> Result<Outcome> {
             let event = load_event(&settings)?;
             match stages_for(&event, settings.registry_issue.is_some()) {
                 Plan::Run(Stage::GuardThenReview) => guard::run(&settings, &event).await,
+                Plan::Run(Stage::StateGet) => state::get(&settings, Some(event)).await,
                 Plan::Run(stage) => not_available(&settings, stage_name(stage)),
                 Plan::Nothing(why) => nothing_to_do(&settings, &why),
             }
@@ -38,6 +40,8 @@ pub async fn run(settings: Settings) -> Result<Outcome> {
             guard::run(&settings, &event).await
         }
         CommandKind::Verify(file) => verify::run(&settings, file.as_deref()),
+        CommandKind::StateGet => state::get(&settings, None).await,
+        CommandKind::StatePut => state::put(&settings, None).await,
         other => not_available(&settings, other.name()),
     }
 }
@@ -124,10 +128,14 @@ fn read_capped(path: &Path) -> Result<String> {
 
 /// The repository the run acts on: `--repo`/`GITHUB_REPOSITORY`, else the event's.
 fn repository(settings: &Settings, event: &Event) -> Result<RepoName> {
+    repository_of(settings, Some(event))
+}
+
+fn repository_of(settings: &Settings, event: Option<&Event>) -> Result<RepoName> {
     let full = settings
         .repo
         .clone()
-        .or_else(|| event.repository.clone())
+        .or_else(|| event.and_then(|e| e.repository.clone()))
         .ok_or_else(|| {
             Error::Usage(
                 "no repository: set GITHUB_REPOSITORY or pass --repo owner/name".to_string(),

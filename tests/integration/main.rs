@@ -8,4 +8,5 @@ mod artifact;
 mod guard;
 mod hostile;
 mod ledger;
+mod state;
 mod verify;

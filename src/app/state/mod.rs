@@ -1,0 +1,96 @@
+//! `state get` and `state put`: the latest trusted `<agent-state>` of an issue, read
+//! newest page first, and a new block posted on top of it.
+
+mod get;
+mod memory_file;
+mod put;
+mod put_report;
+mod read;
+mod report;
+
+pub use get::run as get;
+pub use put::run as put;
+
+use super::{github_client, load_event, pending_outputs, repository_of};
+use crate::agent_state::AgentState;
+use crate::error::{Error, Result};
+use crate::event::Event;
+use crate::github::{GitHub, RepoName};
+use crate::settings::Settings;
+
+/// The issue a state command works on, and a client for its repository.
+struct Target {
+    issue: u64,
+    repo: RepoName,
+    gh: GitHub,
+}
+
+impl Target {
+    /// Issue: the `issue` input, else the event's `issue.number`. The event is read only
+    /// when the inputs leave something open, so `command: state-get` with `issue` set
+    /// works on any event (`workflow_dispatch`, `schedule`, …).
+    fn resolve(settings: &Settings, event: Option<Event>, command: &str) -> Result<Target> {
+        let needs_event = settings.issue.is_none() || settings.repo.is_none();
+        let event = match event {
+            Some(event) => Some(event),
+            None if needs_event && settings.event.is_some() => Some(load_event(settings)?),
+            None => None,
+        };
+        let issue = match settings.issue {
+            Some(issue) => issue,
+            None => match &event {
+                Some(e) => e.issue_number()?.ok_or_else(|| {
+                    Error::Usage(format!(
+                        "`{command}` needs an issue: event `{}` has none, so set the `issue` \
+                         input (--issue N)",
+                        e.name
+                    ))
+                })?,
+                None => {
+                    return Err(Error::Usage(format!(
+                        "`{command}` needs an issue: set the `issue` input (--issue N)"
+                    )));
+                }
+            },
+        };
+        let repo = repository_of(settings, event.as_ref())?;
+        let gh = github_client(settings, &repo)?.ok_or_else(|| {
+            Error::Usage(format!(
+                "input `github-token` is empty: `{command}` reads the issue through the GitHub \
+                 API (in a workflow the default `${{{{ github.token }}}}` is enough; on the CLI \
+                 pass --github-token)"
+            ))
+        })?;
+        Ok(Target { issue, repo, gh })
+    }
+}
+
+/// `state-*` outputs (empty for fields the block leaves out), plus `PENDING` for the
+/// PR stages that did not run.
+fn outputs(state: &AgentState, comment_url: &str) -> Vec<(&'static str, String)> {
+    let text = |v: &Option<String>| v.clone().unwrap_or_default();
+    let mut out = pending_outputs();
+    out.extend([
+        ("state-intent", text(&state.intent)),
+        ("state-step", text(&state.step)),
+        (
+            "state-progress",
+            state
+                .progress
+                .map(|p| p.value().to_string())
+                .unwrap_or_default(),
+        ),
+        (
+            "state-memory",
+            state
+                .memory
+                .as_ref()
+                .map(|m| m.to_compact_string())
+                .unwrap_or_default(),
+        ),
+        ("state-next-action", text(&state.next_action)),
+        ("state-agent", text(&state.agent)),
+        ("state-comment-url", comment_url.to_string()),
+    ]);
+    out
+}

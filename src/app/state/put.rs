@@ -1,0 +1,188 @@
+//! `state put`: validate the inputs, refuse secrets, read the latest state, overlay the
+//! inputs on it, and post the comment once per workflow run.
+
+use sha2::{Digest, Sha256};
+
+use super::get::announce;
+use super::memory_file;
+use super::put_report::{self, PutReport, Written};
+use super::read::{Latest, read_latest};
+use super::report::ReadReport;
+use super::{Target, outputs};
+use crate::agent_state::put::{PutInputs, PutRequest, overlay, validate};
+use crate::agent_state::{AgentState, render_block, render_comment};
+use crate::error::{Error, Outcome, Result};
+use crate::event::Event;
+use crate::runner::Level;
+use crate::secrets::{SecretMatch, find_secrets};
+use crate::settings::Settings;
+
+pub async fn run(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
+    let request = request(settings)?;
+    let summary = settings.state.summary.as_deref();
+    check_secrets(settings, &request, summary)?;
+    let target = Target::resolve(settings, event, "state put")?;
+    let latest = read_latest(settings, &target.gh, target.issue).await?;
+    announce(settings, &latest);
+    let state = overlay(&latest.selection.state, &request, &latest.issue_body);
+    let run_key = run_key(settings, &state);
+    let rendered = render_comment(&state, summary, &run_key)
+        .map_err(|e| Error::Input(format!("state put: {e}")))?;
+    let written = write(settings, &target, &latest, &run_key, &rendered.body).await?;
+
+    let repo = target.repo.full();
+    let put = PutReport {
+        read: ReadReport {
+            repo: &repo,
+            issue: target.issue,
+            latest: &latest,
+            requests: target.gh.requests(),
+        },
+        request: &request,
+        rendered: &rendered,
+        written: &written,
+        run_key: &run_key,
+    };
+    if written == Written::ReadOnly {
+        let why = put_report::put_plain(&put);
+        let first = why.lines().next().unwrap_or_default();
+        settings
+            .runner
+            .annotate(Level::Warning, "council state put", first);
+    }
+    if rendered.compaction.is_some() {
+        settings.runner.annotate(
+            Level::Notice,
+            "council state put",
+            "memory was compacted to fit GitHub's 65,536-character comment limit; the step \
+             summary says what was dropped",
+        );
+    }
+    settings
+        .runner
+        .append_summary(&put_report::put_markdown(&put))?;
+    settings
+        .runner
+        .set_outputs(&outputs(&rendered.state, written.url()))?;
+    if settings.json {
+        println!("{}", put_report::put_json(&put));
+    } else if !settings.in_actions {
+        print!("{}", put_report::put_plain(&put));
+    }
+    // A read-only token is a warning, not a failure (SPEC, exit codes); the empty
+    // `state-comment-url` tells a workflow that nothing was written.
+    Ok(Outcome::Passed)
+}
+
+fn request(settings: &Settings) -> Result<PutRequest> {
+    let s = &settings.state;
+    let memory = s
+        .memory
+        .as_deref()
+        .map(|raw| memory_file::resolve(&settings.workspace, raw))
+        .transpose()?;
+    let request = validate(&PutInputs {
+        intent: s.intent.as_deref(),
+        step: s.step.as_deref(),
+        progress: s.progress.as_deref(),
+        memory: memory.as_deref(),
+        next_action: s.next_action.as_deref(),
+    })?;
+    if request == PutRequest::default() && s.summary.is_none() {
+        return Err(Error::Usage(
+            "`state put` has nothing to write: set at least one of the inputs intent, step, \
+             progress, memory, next-action or summary"
+                .to_string(),
+        ));
+    }
+    Ok(request)
+}
+
+/// Checks what this run adds (fields carried over are already on the issue), before any
+/// request, so that a refused put costs nothing and posts nothing.
+fn check_secrets(settings: &Settings, request: &PutRequest, summary: Option<&str>) -> Result<()> {
+    let given = AgentState {
+        intent: request.intent.clone(),
+        step: request.step.clone(),
+        memory: request.memory.clone(),
+        next_action: request.next_action.clone(),
+        ..AgentState::default()
+    };
+    let mut found: Vec<String> = given
+        .find_secrets()
+        .iter()
+        .map(|(field, m)| describe(input_name(field), m))
+        .collect();
+    if let Some(summary) = summary {
+        found.extend(find_secrets(summary).iter().map(|m| describe("summary", m)));
+    }
+    if found.is_empty() {
+        return Ok(());
+    }
+    if settings.allow_secrets {
+        settings.runner.annotate(
+            Level::Warning,
+            "council state put",
+            &format!("posting although {} (--allow-secrets)", found.join("; ")),
+        );
+        return Ok(());
+    }
+    Err(Error::Input(format!(
+        "refusing to post: {}. Nothing was posted. Keep secrets out of agent state (an issue \
+         comment is public to everyone who can read the issue), or pass --allow-secrets if \
+         this is not a secret",
+        found.join("; ")
+    )))
+}
+
+/// Names the kind and position only: the value must never reach a log.
+fn describe(input: &str, m: &SecretMatch) -> String {
+    format!(
+        "input `{input}` looks like it holds a {} (line {}, column {})",
+        m.kind, m.line, m.column
+    )
+}
+
+fn input_name(field: &str) -> &str {
+    match field {
+        "next_action" => "next-action",
+        other => other,
+    }
+}
+
+/// `{run id}/{job}/{16 hex of SHA-256 of the block}`: a re-run of the same workflow run
+/// writing the same state finds its comment; another state in the same job is new.
+fn run_key(settings: &Settings, state: &AgentState) -> String {
+    let digest = hex::encode(Sha256::digest(render_block(state).as_bytes()));
+    format!(
+        "{}/{}/{}",
+        settings.run.run_id,
+        settings.run.job,
+        digest.get(..16).unwrap_or(&digest)
+    )
+}
+
+/// Posts nothing when the latest state already is this run's comment. Only the comment
+/// the state was read from counts: if a job writes A, then B, then A again, the third
+/// write must land even though A's comment carries the same key.
+async fn write(
+    settings: &Settings,
+    target: &Target,
+    latest: &Latest,
+    run_key: &str,
+    body: &str,
+) -> Result<Written> {
+    if latest.own_run_key.as_deref() == Some(run_key)
+        && let Some(source) = &latest.selection.source
+    {
+        return Ok(Written::AlreadyPosted(source.html_url.clone()));
+    }
+    if settings.dry_run {
+        return Ok(Written::DryRun);
+    }
+    match target.gh.create_comment(target.issue, body).await {
+        Ok(comment) => Ok(Written::Posted(comment.html_url)),
+        Err(e) if e.is_forbidden() => Ok(Written::ReadOnly),
+        Err(e) => Err(e.into()),
+    }
+}

@@ -1,0 +1,130 @@
+//! The latest state of an issue: pages of comments newest first, stopping at the first
+//! page that holds a trusted valid block. The first page also brings the token's login,
+//! the issue author and body, and the policy text, so the common case is one request.
+
+use crate::agent_state::{IssueComment, Selection, StateScan, TrustConfig, find_run_key};
+use crate::error::{Error, Result};
+use crate::github::issue_state::{IssuePage, PAGE, StateComment};
+use crate::github::{ApiError, GitHub};
+use crate::policy::Policy;
+use crate::settings::Settings;
+
+/// Pages read before giving up on finding a block (20,000 comments): a bound on the
+/// requests one step may spend, since older pages are only read while nothing is found.
+pub const MAX_PAGES: usize = 200;
+pub const MAX_COMMENTS: usize = MAX_PAGES * PAGE;
+
+pub struct Latest {
+    pub selection: Selection,
+    pub issue_body: String,
+    /// Where the trusted-authors list came from, for the summary.
+    pub policy_source: String,
+    pub pages: usize,
+    pub comments_read: usize,
+    /// Older comments were left unread because of [`MAX_PAGES`].
+    pub capped: bool,
+    /// The run key of the comment the state came from, when the token's login wrote it.
+    pub own_run_key: Option<String>,
+}
+
+pub async fn read_latest(settings: &Settings, gh: &GitHub, issue: u64) -> Result<Latest> {
+    let path = settings.policy_path.as_str();
+    let mut page = gh
+        .issue_page(issue, path, None)
+        .await
+        .map_err(|e| read_error(e, issue, gh))?;
+    let policy = trust_policy(settings, page.policy.take())?;
+    let mut trusted_logins = settings.trusted_authors.clone();
+    trusted_logins.extend(policy.agent_state.trusted_authors.iter().cloned());
+    let trust = TrustConfig {
+        issue_author: std::mem::take(&mut page.issue_author),
+        token_login: page.viewer.clone(),
+        trusted_logins,
+    };
+    let issue_body = std::mem::take(&mut page.issue_body);
+    let mut scan = StateScan::new(&trust);
+    let (mut pages, mut comments_read, mut capped) = (0, 0, false);
+    loop {
+        pages += 1;
+        comments_read += page.comments.len();
+        let comments: Vec<IssueComment<'_>> = page.comments.iter().map(borrowed).collect();
+        if scan.feed(&comments) {
+            break;
+        }
+        let Some(cursor) = page.older.take() else {
+            break;
+        };
+        if pages >= MAX_PAGES {
+            capped = true;
+            break;
+        }
+        page = gh
+            .issue_page(issue, path, Some(&cursor))
+            .await
+            .map_err(|e| read_error(e, issue, gh))?;
+    }
+    let selection = scan.finish();
+    let own_run_key = own_run_key(&selection, &page, trust.token_login.as_deref());
+    Ok(Latest {
+        selection,
+        issue_body,
+        policy_source: policy.source,
+        pages,
+        comments_read,
+        capped,
+        own_run_key,
+    })
+}
+
+/// Scanning stops at the page that held the find, so the source comment is on `page`.
+fn own_run_key(selection: &Selection, page: &IssuePage, login: Option<&str>) -> Option<String> {
+    let source = selection.source.as_ref()?;
+    let login = login?;
+    page.comments
+        .iter()
+        .find(|c| c.id == source.comment_id && c.author.eq_ignore_ascii_case(login))
+        .and_then(|c| find_run_key(&c.body))
+}
+
+fn borrowed(c: &StateComment) -> IssueComment<'_> {
+    IssueComment {
+        id: c.id,
+        author: &c.author,
+        association: &c.association,
+        body: &c.body,
+        html_url: &c.html_url,
+        created_at: &c.created_at,
+    }
+}
+
+/// The policy whose `agent_state.trusted_authors` extends trust. In Actions it is the
+/// default branch's file from the same request as the comments (an issue comment cannot
+/// change it); the CLI reads a local file only when `--policy` names one.
+fn trust_policy(settings: &Settings, api_text: Option<String>) -> Result<Policy> {
+    let path = &settings.policy_path;
+    if !settings.in_actions && settings.policy_explicit {
+        let full = settings.workspace.join(path);
+        let text = std::fs::read_to_string(&full).map_err(|e| Error::io(&full, e))?;
+        return Policy::parse(&text, path);
+    }
+    let mut policy = match api_text {
+        Some(text) => Policy::parse(&text, &format!("{path}@HEAD"))?,
+        None => Policy::default_policy(),
+    };
+    policy.source = match policy.source.as_str() {
+        "default policy" => format!("default policy (no {path} on the default branch)"),
+        _ => format!("{path} on the default branch"),
+    };
+    Ok(policy)
+}
+
+fn read_error(e: ApiError, issue: u64, gh: &GitHub) -> Error {
+    match e {
+        ApiError::NotFound { .. } => Error::Input(format!(
+            "issue #{issue} was not found in {}, or the token cannot read it: check the `issue` \
+             input and the repository",
+            gh.repo
+        )),
+        e => e.into(),
+    }
+}
