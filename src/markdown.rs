@@ -57,54 +57,6 @@ pub fn show_hidden(text: &str, max_chars: usize) -> String {
     out
 }
 
-/// Escapes user text so that GitHub renders it as the literal text: no HTML, no
-/// Markdown structure, hidden characters shown as `<U+XXXX>`. Newlines are kept.
-pub fn escape_text(text: &str) -> String {
-    let text = normalize_newlines(text);
-    let mut out = String::with_capacity(text.len() + 16);
-    for (index, line) in text.split('\n').enumerate() {
-        if index > 0 {
-            out.push('\n');
-        }
-        escape_line(line.trim_start_matches([' ', '\t']), &mut out);
-    }
-    out
-}
-
-/// Like [`escape_text`] for a one-line context: newlines become spaces.
-pub fn escape_inline(text: &str) -> String {
-    let text = normalize_newlines(text);
-    escape_text(&text.replace('\n', " "))
-}
-
-fn escape_line(line: &str, out: &mut String) {
-    let mut digits = 0usize;
-    for (index, c) in line.char_indices() {
-        let starts_block = index == 0 && matches!(c, '#' | '-' | '+' | '=');
-        // "1." or "1)" at the start of a line would open an ordered list.
-        let ends_list_number = digits == index && digits > 0 && matches!(c, '.' | ')');
-        if c.is_ascii_digit() && digits == index {
-            digits += 1;
-        }
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '\\' | '`' | '*' | '_' | '[' | ']' | '|' | '~' => {
-                out.push('\\');
-                out.push(c);
-            }
-            _ if is_hidden_char(c) => out.push_str(&format!("&lt;U+{:04X}&gt;", u32::from(c))),
-            _ => {
-                if starts_block || ends_list_number {
-                    out.push('\\');
-                }
-                out.push(c);
-            }
-        }
-    }
-}
-
 /// What a line is, for the purposes of finding blocks and counting tasks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LineKind {
@@ -683,16 +635,6 @@ mod tests {
         assert_eq!(percent(3, 3), 100);
         assert_eq!(count_tasks("no items").percent(), 0);
         assert_eq!(count_tasks("- [x] a\r\n- [ ] b\r\n- [ ] c").percent(), 33);
-    }
-
-    #[test]
-    fn escaped_text_keeps_no_markup() {
-        let escaped = escape_text("# Title\n  - item\n1. x <b>&</b> `c` *e* [l](u) @me\u{202e}");
-        assert_eq!(
-            escaped,
-            "\\# Title\n\\- item\n1\\. x &lt;b&gt;&amp;&lt;/b&gt; \\`c\\` \\*e\\* \\[l\\](u) @me&lt;U+202E&gt;"
-        );
-        assert_eq!(escape_inline("a\r\nb"), "a b");
     }
 
     #[test]

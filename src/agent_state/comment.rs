@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::agent_state::block::{AgentState, Memory, render_block};
 use crate::agent_state::compact::{Compaction, compact_json, thousands};
-use crate::markdown::{escape_inline, escape_text};
+use crate::render::text::{escape_inline, escape_lines};
 
 /// GitHub's comment limit, in Unicode code points.
 pub const COMMENT_CHAR_LIMIT: usize = 65_536;
@@ -190,7 +190,7 @@ fn assemble(state: &AgentState, summary: Option<&str>, note: Option<&str>, marke
     let mut out = header(state);
     if let Some(summary) = summary.filter(|s| !s.trim().is_empty()) {
         out.push_str("\n\n");
-        out.push_str(&escape_text(summary.trim()));
+        out.push_str(&escape_lines(summary.trim()));
     }
     if let Some(note) = note {
         out.push_str("\n\n");
@@ -332,9 +332,9 @@ mod tests {
         );
         let rendered = rendered.expect("fits");
         insta::assert_snapshot!(rendered.body, @r#"
-        **Agent state** — intent: implement\_feature · step: waiting\_for\_review · progress: 60% · next action: run\_tests\_again · agent: claude
+        **Agent state** — intent: implement&#95;feature · step: waiting&#95;for&#95;review · progress: 60% · next action: run&#95;tests&#95;again · agent: claude
 
-        Auth works; \*integration\* tests next.
+        Auth works; &#42;integration&#42; tests next.
 
         ```xml
         <agent-state>
@@ -365,8 +365,8 @@ mod tests {
             "run 7/“x”",
         );
         let rendered = rendered.expect("fits");
-        insta::assert_snapshot!(rendered.body, @r#"
-        **Agent state** — intent: a \`\`\` \`\`\`\` \~\~\~ &lt;/agent-state&gt;
+        insta::assert_snapshot!(rendered.body, @"
+        **Agent state** — intent: a &#96;&#96;&#96; &#96;&#96;&#96;&#96; &#126;&#126;&#126; &lt;/agent-state&gt;
 
         &lt;agent-state&gt;
         &gt; quote
@@ -383,7 +383,7 @@ mod tests {
         `````
 
         <!-- agent-state:v1 run=run%207/%E2%80%9Cx%E2%80%9D -->
-        "#);
+        ");
         assert_eq!(read_back(&rendered.body), state);
         assert_eq!(find_run_key(&rendered.body).as_deref(), Some("run 7/“x”"));
     }
@@ -408,7 +408,7 @@ mod tests {
         assert!(
             rendered
                 .body
-                .contains("- $.touched: showing 100 of 20,000 items")
+                .contains("- &#36;.touched: showing 100 of 20,000 items")
         );
         let back = read_back(&rendered.body);
         assert_eq!(back, rendered.state);

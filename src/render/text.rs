@@ -103,6 +103,36 @@ pub fn escape_text(s: &str) -> String {
     out
 }
 
+/// Like [`escape_text`] for a one-line context: line breaks become spaces.
+pub fn escape_inline(s: &str) -> String {
+    escape_text(&crate::markdown::normalize_newlines(s).replace('\n', " "))
+}
+
+/// Multi-line user prose (a summary): each line escaped, leading indentation dropped (it
+/// would make code), and what would open a block at a line start (`-`, `+`, `=`, `1.`)
+/// written as an entity.
+pub fn escape_lines(s: &str) -> String {
+    crate::markdown::normalize_newlines(s)
+        .split('\n')
+        .map(|line| {
+            let line = line.trim_start_matches([' ', '\t']);
+            let digits = line.chars().take_while(char::is_ascii_digit).count();
+            let mut out = String::with_capacity(line.len() + 8);
+            for (i, c) in line.chars().enumerate() {
+                let opens_block = (i == 0 && matches!(c, '-' | '+' | '='))
+                    || (i == digits && digits > 0 && matches!(c, '.' | ')'));
+                if opens_block {
+                    out.push_str(&format!("&#{};", c as u32));
+                } else {
+                    out.push_str(&escape_text(c.encode_utf8(&mut [0; 4])));
+                }
+            }
+            out
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// A Markdown table cell: a line break would end the row.
 pub fn cell(markdown: &str) -> String {
     markdown.replace('\n', " ")
@@ -230,6 +260,15 @@ mod tests {
         );
         assert_eq!(literal("a\u{202E}b"), "<code>a&lt;U+202E&gt;b</code>");
         assert_eq!(literal("http://evil"), "<code>http&#58;//evil</code>");
+    }
+
+    #[test]
+    fn multi_line_prose_opens_no_block() {
+        assert_eq!(
+            escape_lines("- item\r\n    code?\n1. first\n# title @me"),
+            "&#45; item\ncode?\n1&#46; first\n&#35; title @\u{2060}me"
+        );
+        assert_eq!(escape_inline("a\nb"), "a b");
     }
 
     #[test]

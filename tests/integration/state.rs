@@ -410,9 +410,9 @@ async fn put_posts_a_summary_then_the_fenced_block_then_the_marker() {
     let posted = gh.posted().await;
     assert_eq!(posted.len(), 1);
     insta::assert_snapshot!(posted[0], @r#"
-    **Agent state** — intent: fix\_typo · step: coding · progress: 25% · next action: run\_tests
+    **Agent state** — intent: fix&#95;typo · step: coding · progress: 25% · next action: run&#95;tests
 
-    Found the typo; \*fixing\* it. @octocat &lt;b&gt;
+    Found the typo; &#42;fixing&#42; it. @⁠octocat &lt;b&gt;
 
     ```xml
     <agent-state>
