@@ -87,12 +87,14 @@ fn entity(c: char) -> Option<&'static str> {
 }
 
 /// Our own prose (or a policy author's): entities for the characters Markdown and HTML
-/// act on, and a word joiner after `@` so that GitHub does not notify anyone.
+/// act on, and `@` kept from becoming a mention.
 pub fn escape_text(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 8);
     for c in visible(s).chars() {
         match c {
-            '@' => out.push_str("@\u{2060}"),
+            // An empty HTML comment splits the text GitHub scans for mentions, so
+            // `@team` renders as written and notifies nobody.
+            '@' => out.push_str("@<!-- -->"),
             ':' => out.push(':'),
             c => match entity(c) {
                 Some(e) => out.push_str(e),
@@ -266,7 +268,7 @@ mod tests {
     fn multi_line_prose_opens_no_block() {
         assert_eq!(
             escape_lines("- item\r\n    code?\n1. first\n# title @me"),
-            "&#45; item\ncode?\n1&#46; first\n&#35; title @\u{2060}me"
+            "&#45; item\ncode?\n1&#46; first\n&#35; title @<!-- -->me"
         );
         assert_eq!(escape_inline("a\nb"), "a b");
     }
@@ -275,7 +277,7 @@ mod tests {
     fn prose_is_escaped() {
         assert_eq!(
             escape_text("<b>*hi*</b> @team [x](y): ok"),
-            "&lt;b&gt;&#42;hi&#42;&lt;/b&gt; @\u{2060}team &#91;x&#93;(y): ok"
+            "&lt;b&gt;&#42;hi&#42;&lt;/b&gt; @<!-- -->team &#91;x&#93;(y): ok"
         );
     }
 

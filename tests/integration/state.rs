@@ -412,7 +412,7 @@ async fn put_posts_a_summary_then_the_fenced_block_then_the_marker() {
     insta::assert_snapshot!(posted[0], @r#"
     **Agent state** — intent: fix&#95;typo · step: coding · progress: 25% · next action: run&#95;tests
 
-    Found the typo; &#42;fixing&#42; it. @⁠octocat &lt;b&gt;
+    Found the typo; &#42;fixing&#42; it. @<!-- -->octocat &lt;b&gt;
 
     ```xml
     <agent-state>
