@@ -12,16 +12,17 @@ cp examples/pull_request.opened.json "$work/event.json"
 python3 - "$PWD/target/release/council" "$work" "$runs" <<'PY'
 import os, statistics, subprocess, sys, time
 binary, work, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+args = [binary, "guard", "--dry-run", "--event", "event.json", "--event-name", "pull_request"]
 walls, rss = [], []
 for _ in range(runs):
     start = time.perf_counter()
-    proc = subprocess.Popen(
-        [binary, "guard", "--dry-run", "--event", "event.json", "--event-name", "pull_request"],
-        cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(proc.pid, 0)
+    subprocess.run(args, cwd=work, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
     walls.append((time.perf_counter() - start) * 1000)
-    rss.append(usage.ru_maxrss)
-    assert os.waitstatus_to_exitcode(status) == 0, status
+    # Peak RSS from GNU time: the child's own, not a copy of this Python process.
+    out = os.path.join(work, "rss")
+    subprocess.run(["/usr/bin/time", "-f", "%M", "-o", out, *args], cwd=work,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    rss.append(int(open(out).read().split()[-1]))
 walls.sort(); rss.sort()
 print(f"runs: {runs}")
 print(f"wall ms: median {statistics.median(walls):.2f}  min {walls[0]:.2f}  max {walls[-1]:.2f}")
