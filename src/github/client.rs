@@ -302,14 +302,24 @@ async fn send(
     let request = client
         .build_request(builder, body)
         .map_err(|e| Failure::fatal(format!("building the request: {e}")))?;
-    let response = client.execute(request).await.map_err(|e| {
-        Failure::transient(
-            format!("connection failed: {}", transport_message(&e)),
-            None,
-        )
-    })?;
+    execute(client, request, MAX_API_BODY).await
+}
+
+/// API replies beyond this are not GitHub's (audit zips included, which are far smaller).
+const MAX_API_BODY: usize = 256 << 20;
+
+/// One request through octocrab's stack, the reply read in full up to `max_body` bytes.
+pub(crate) async fn execute(
+    client: &Octocrab,
+    request: http::Request<impl Into<octocrab::OctoBody>>,
+    max_body: usize,
+) -> Result<Reply, Failure> {
+    let response = client
+        .execute(request)
+        .await
+        .map_err(|e| Failure::transient(format!("connection failed: {}", innermost(&e)), None))?;
     let (parts, body) = response.into_parts();
-    let body = http_body_util::BodyExt::collect(body)
+    let body = http_body_util::BodyExt::collect(http_body_util::Limited::new(body, max_body))
         .await
         .map_err(|e| Failure::transient(format!("reading the response failed: {e}"), None))?
         .to_bytes();
@@ -320,10 +330,10 @@ async fn send(
     })
 }
 
-/// octocrab's errors nest the cause; the innermost one says what actually went wrong.
-fn transport_message(e: &octocrab::Error) -> String {
+/// octocrab nests causes; the innermost says what actually went wrong (never the URL).
+pub(crate) fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
     let mut message = e.to_string();
-    let mut source = std::error::Error::source(e);
+    let mut source = e.source();
     while let Some(s) = source {
         message = s.to_string();
         source = s.source();

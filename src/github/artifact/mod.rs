@@ -221,33 +221,8 @@ async fn send(
     request: http::Request<bytes::Bytes>,
     requests: &AtomicU32,
 ) -> Result<Reply, Failure> {
-    const MAX_BODY: usize = 4 << 20;
     requests.fetch_add(1, Ordering::Relaxed);
-    let response = client
-        .execute(request)
-        .await
-        .map_err(|e| Failure::transient(format!("connection failed: {}", innermost(&e)), None))?;
-    let (parts, body) = response.into_parts();
-    let body = http_body_util::BodyExt::collect(http_body_util::Limited::new(body, MAX_BODY))
-        .await
-        .map_err(|e| Failure::transient(format!("reading the response failed: {e}"), None))?
-        .to_bytes();
-    Ok(Reply {
-        status: parts.status,
-        headers: parts.headers,
-        body,
-    })
-}
-
-/// octocrab nests causes; the innermost says what went wrong (it never holds the URL).
-fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
-    let mut message = e.to_string();
-    let mut source = e.source();
-    while let Some(s) = source {
-        message = s.to_string();
-        source = s.source();
-    }
-    message
+    crate::github::client::execute(client, request, 4 << 20).await
 }
 
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
