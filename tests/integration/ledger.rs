@@ -347,3 +347,139 @@ async fn api_calls_per_run_by_case() {
     run_guard(&gh, "5").run().await.assert_code(1);
     assert_eq!(ledger_calls(&gh).await.len(), 3);
 }
+
+/// A ledger whose comment holds only its tail: `entries` runs, messages long enough that
+/// the comment had to drop the oldest entries to summaries. Returns the comment body and
+/// the full Context Object (what the previous run's artifact holds).
+fn compacted_ledger(entries: usize) -> (String, Value) {
+    use agent_council::audit::ContextObject;
+    use agent_council::audit::ledger::{Links, merge, render_fitting};
+    use agent_council::audit::timeline::{Record, RunInfo, new_entry};
+    use agent_council::event::Event;
+    let event = serde_json::to_string(&fixture("pull_request.opened")).unwrap();
+    let pr = Event::parse("pull_request", &event, "e")
+        .unwrap()
+        .pull_request()
+        .unwrap();
+    let mut stored = None;
+    for i in 0..entries {
+        let mut ctx = ContextObject::new(
+            "Codertocat/Hello-World",
+            &pr,
+            "webhook:pull_request.opened",
+            "2020-01-01T00:00:00Z",
+        );
+        let run = RunInfo {
+            run_id: format!("{}", 100 + i),
+            run_attempt: 1,
+            job: "council".into(),
+        };
+        let record = Record {
+            stage: "guard",
+            agent: "agent_guard",
+            action: "check:branch-name".into(),
+            result: "FAIL".into(),
+            message: "a long explanation ".repeat(60),
+        };
+        ctx.timeline = vec![new_entry(
+            &run,
+            &record,
+            &pr.head_sha,
+            "2020-01-01T00:00:00Z",
+        )];
+        stored = Some(merge(stored, &ctx, None).unwrap());
+    }
+    let full = stored.unwrap();
+    let (kept, body) = render_fitting(full.clone(), &Links::default());
+    assert!(!kept.is_complete(), "the comment had to compact");
+    (body, serde_json::to_value(&full.context).unwrap())
+}
+
+async fn serve_previous_artifact(gh: &FakeGitHub, context: &Value) {
+    use std::io::Write;
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    zip.start_file("PR-2.json", zip::write::SimpleFileOptions::default())
+        .unwrap();
+    zip.write_all(serde_json::to_string_pretty(context).unwrap().as_bytes())
+        .unwrap();
+    let bytes = zip.finish().unwrap().into_inner();
+    let listing = json!({"total_count": 1, "artifacts": [{
+        "id": 77, "name": "audit-PR-2", "size_in_bytes": bytes.len(), "expired": false,
+        "workflow_run": {"id": 900}
+    }]});
+    Mock::given(method("GET"))
+        .and(path("/repos/Codertocat/Hello-World/actions/artifacts"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(listing))
+        .mount(&gh.server)
+        .await;
+    Mock::given(method("GET"))
+        .and(path(
+            "/repos/Codertocat/Hello-World/actions/artifacts/77/zip",
+        ))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .insert_header("content-type", "application/zip")
+                .set_body_bytes(bytes),
+        )
+        .mount(&gh.server)
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_compacted_comment_is_completed_from_the_previous_artifact() {
+    let (body, full) = compacted_ledger(120);
+    let gh = FakeGitHub::start().await;
+    gh.policy("master", None).await;
+    gh.seed(2, "github-actions[bot]", &body);
+    serve_previous_artifact(&gh, &full).await;
+    let run = run_guard(&gh, "9000").run().await;
+    run.assert_code(1);
+    let audit = run.audit(2);
+    let timeline = audit["timeline"].as_array().unwrap();
+    assert_eq!(
+        timeline.len(),
+        122,
+        "120 earlier entries, all of them, and this run's 2"
+    );
+    assert!(audit.get("timeline_omitted").is_none());
+    assert_eq!(timeline[..120], full["timeline"].as_array().unwrap()[..]);
+    let file = run.workspace.path().join("out/audit/PR-2.json");
+    Council::cli()
+        .args(&["verify", file.to_str().unwrap()])
+        .run()
+        .await
+        .assert_code(0);
+    assert!(gh.comment_bodies()[0].chars().count() <= 65_536);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_the_artifact_the_audit_file_holds_the_tail_and_still_verifies() {
+    let (body, _) = compacted_ledger(120);
+    let gh = FakeGitHub::start().await;
+    gh.policy("master", None).await;
+    gh.seed(2, "github-actions[bot]", &body);
+    let run = run_guard(&gh, "9000").run().await;
+    run.assert_code(1);
+    assert!(
+        run.stdout.contains("earlier `audit-PR-2` artifacts"),
+        "{}",
+        run.stdout
+    );
+    let audit = run.audit(2);
+    let omitted = audit["timeline_omitted"]["count"].as_u64().unwrap();
+    assert_eq!(
+        omitted as usize + audit["timeline"].as_array().unwrap().len(),
+        122
+    );
+    let file = run.workspace.path().join("out/audit/PR-2.json");
+    let verify = Council::cli()
+        .args(&["verify", file.to_str().unwrap()])
+        .run()
+        .await;
+    verify.assert_code(0);
+    assert!(
+        verify.stdout.contains("earlier audit artifacts"),
+        "{}",
+        verify.stdout
+    );
+}
