@@ -44,7 +44,9 @@ pub async fn record(
     let mut effects: Vec<EffectReport> = persisted.effect.into_iter().collect();
     let mut notes = Vec::new();
     let mut artifact_id = String::new();
-    if settings.upload_artifact {
+    if !settings.in_actions {
+        notes.push(Message::new().text("artifact upload runs only inside GitHub Actions"));
+    } else if settings.upload_artifact {
         match upload(settings, pr, &persisted.context).await {
             Upload::Done(id, effect) => {
                 artifact_id = id;

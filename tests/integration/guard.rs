@@ -508,3 +508,43 @@ async fn events_no_stage_handles_end_with_a_notice_and_exit_0() {
         assert_eq!(run.output("guard-status"), "PENDING");
     }
 }
+
+/// The README's first command works as written (paths resolved from the repository).
+#[test]
+fn the_readme_first_command_passes() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let line = readme
+        .lines()
+        .find(|l| l.starts_with("cargo run --locked -- guard"))
+        .expect("the README names the command");
+    let args: Vec<String> = line
+        .split_whitespace()
+        .skip_while(|w| *w != "--")
+        .skip(1)
+        .map(|w| {
+            let p = root.join(w);
+            if p.exists() {
+                p.display().to_string()
+            } else {
+                w.to_string()
+            }
+        })
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_council"))
+        .args(&args)
+        .current_dir(dir.path())
+        .env_clear()
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.starts_with("guard PASS on #2"), "{stdout}");
+    assert!(dir.path().join("out/audit/PR-2.json").exists());
+}
