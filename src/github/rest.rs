@@ -115,18 +115,30 @@ impl GitHub {
 
     /// Every comment of an issue or pull request, oldest first (follows `Link: rel="next"`).
     pub async fn list_comments(&self, issue: u64) -> Result<Vec<Comment>, ApiError> {
-        let what = format!("listing comments of #{issue}");
-        let mut url = self.repo_path(&format!("/issues/{issue}/comments?per_page=100"));
-        let mut all = Vec::new();
-        loop {
-            let reply = self.get(&what, &url, None).await?;
-            let mut page: Vec<Comment> = reply.json(&what)?;
-            all.append(&mut page);
+        let url = self.repo_path(&format!("/issues/{issue}/comments?per_page=100"));
+        let pages: Vec<Vec<Comment>> = self
+            .get_pages(&format!("listing comments of #{issue}"), url, 1_000)
+            .await?;
+        Ok(pages.into_iter().flatten().collect())
+    }
+
+    /// Every page from `url` on, following `Link: rel="next"`, at most `max_pages`.
+    pub async fn get_pages<P: serde::de::DeserializeOwned>(
+        &self,
+        what: &str,
+        mut url: String,
+        max_pages: usize,
+    ) -> Result<Vec<P>, ApiError> {
+        let mut pages = Vec::new();
+        for _ in 0..max_pages {
+            let reply = self.get(what, &url, None).await?;
+            pages.push(reply.json(what)?);
             match link(&reply.headers, "next") {
                 Some(next) => url = next,
-                None => return Ok(all),
+                None => break,
             }
         }
+        Ok(pages)
     }
 
     pub async fn get_comment(&self, id: u64) -> Result<Comment, ApiError> {

@@ -6,7 +6,7 @@ use sha2::{Digest, Sha256};
 
 use super::{ArtifactError, artifact_name, read_audit_file};
 use crate::github::client::{ApiError, GitHub};
-use crate::github::rest::{encode, link};
+use crate::github::rest::encode;
 
 /// Pages of 100 artifacts followed at most; a PR with more same-named artifacts than this
 /// has retention far beyond what the ledger needs.
@@ -106,22 +106,15 @@ pub async fn download_previous(
 
 /// Every page of `GET /repos/{o}/{r}/actions/artifacts?name=…` (`Link: rel="next"`).
 async fn list(gh: &GitHub, name: &str) -> Result<Vec<Listed>, ArtifactError> {
-    let what = format!("listing artifacts named {name}");
-    let mut url = gh.repo_path(&format!(
+    let url = gh.repo_path(&format!(
         "/actions/artifacts?name={}&per_page=100",
         encode(name)
     ));
-    let mut all = Vec::new();
-    for _ in 0..MAX_PAGES {
-        let reply = gh.get(&what, &url, None).await.map_err(api_error)?;
-        let page: Page = reply.json(&what).map_err(api_error)?;
-        all.extend(page.artifacts);
-        match link(&reply.headers, "next") {
-            Some(next) => url = next,
-            None => break,
-        }
-    }
-    Ok(all)
+    let pages: Vec<Page> = gh
+        .get_pages(&format!("listing artifacts named {name}"), url, MAX_PAGES)
+        .await
+        .map_err(api_error)?;
+    Ok(pages.into_iter().flat_map(|p| p.artifacts).collect())
 }
 
 fn choose(listed: Vec<Listed>, name: &str, exclude_run_id: Option<u64>) -> Option<Listed> {
