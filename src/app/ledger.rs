@@ -226,11 +226,7 @@ async fn confirmed(
         let Ok(now) = ledger::parse(comment.body()) else {
             return false;
         };
-        let holds = |id: &str| {
-            now.context.timeline.iter().any(|e| e.id == id)
-                || now.omitted.summaries.iter().any(|s| s.id == id)
-        };
-        if !ours.timeline.iter().all(|e| holds(&e.id)) {
+        if !ours.timeline.iter().all(|e| now.knows(&e.id)) {
             return false;
         }
         contended |= comment.body() != written;

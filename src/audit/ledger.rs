@@ -96,7 +96,8 @@ impl Stored {
         verify_tail(&entries, self.anchor(), key)
     }
 
-    fn knows(&self, id: &str) -> bool {
+    /// An entry with this id is recorded, raw or summarised.
+    pub fn knows(&self, id: &str) -> bool {
         self.context.timeline.iter().any(|e| e.id == id)
             || self.omitted.summaries.iter().any(|s| s.id == id)
     }
@@ -104,12 +105,9 @@ impl Stored {
     /// Appends entries not recorded yet and seals them onto the chain; returns how many.
     pub fn append(&mut self, entries: &[Entry], key: Option<&[u8]>) -> Result<usize, ChainError> {
         let from = self.context.timeline.len();
-        for entry in entries {
-            if !self.knows(&entry.id) {
-                self.context.timeline.push(entry.clone());
-            }
-        }
-        let added = self.context.timeline.len() - from;
+        let summarised = |e: &&Entry| self.omitted.summaries.iter().any(|s| s.id == e.id);
+        let fresh: Vec<Entry> = entries.iter().filter(|e| !summarised(e)).cloned().collect();
+        let added = self.context.append(fresh);
         if added > 0 {
             let anchor = self.anchor().to_string();
             let mut maps = to_maps(&self.context.timeline);
