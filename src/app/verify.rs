@@ -5,8 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::audit::chain::ZERO_HASH;
-use crate::audit::verify::{TamperKind, VerifyReport, verify_tail};
+use crate::audit::verify::{TamperKind, VerifyReport, verify_document};
 use crate::error::{Error, Outcome, Result};
 use crate::runner::Level;
 use crate::settings::Settings;
@@ -21,10 +20,9 @@ pub fn run(settings: &Settings, file: Option<&Path>) -> Result<Outcome> {
     };
     let doc = read(&path)?;
     let key = settings.hmac_key.as_ref().map(|k| k.expose().as_bytes());
-    let (entries, anchor, omitted) = timeline(&doc, &path)?;
     let shown = path.display().to_string();
-    match verify_tail(entries, &anchor, key) {
-        Ok(report) => {
+    match verify_document(&doc, key) {
+        Ok((report, omitted)) => {
             let line = passed_line(&shown, &report, omitted);
             settings.runner.append_summary(&format!(
                 "### agent-council · verify\n\n✅ {}\n",
@@ -67,33 +65,6 @@ fn passed_line(file: &str, report: &VerifyReport, omitted: usize) -> String {
         ));
     }
     line
-}
-
-/// The timeline, and the hash its first entry must link to: the zero hash, or the
-/// recorded head of entries this file does not hold (`timeline_omitted`).
-fn timeline<'a>(doc: &'a Value, path: &Path) -> Result<(&'a [Value], String, usize)> {
-    let bad = |why: &str| Error::Input(format!("{}: {why}", path.display()));
-    let (entries, omitted) = match doc {
-        Value::Array(entries) => (entries, None),
-        Value::Object(map) => match map.get("timeline") {
-            Some(Value::Array(entries)) => (entries, map.get("timeline_omitted")),
-            _ => return Err(bad("not a Context Object: no \"timeline\" array")),
-        },
-        _ => return Err(bad("not a Context Object: expected a JSON object")),
-    };
-    match omitted {
-        None => Ok((entries, ZERO_HASH.to_string(), 0)),
-        Some(o) => {
-            let head = o.get("head_hash").and_then(Value::as_str);
-            let count = o.get("count").and_then(Value::as_u64);
-            match (head, count) {
-                (Some(head), Some(count)) => Ok((entries, head.to_string(), count as usize)),
-                _ => Err(bad(
-                    "\"timeline_omitted\" needs a \"head_hash\" and a \"count\"",
-                )),
-            }
-        }
-    }
 }
 
 fn read(path: &Path) -> Result<Value> {

@@ -99,6 +99,26 @@ pub fn verify(doc: &Value, key: Option<&[u8]>) -> Result<VerifyReport, Tamper> {
     verify_tail(entries, ZERO_HASH, key)
 }
 
+/// A whole audit file: its timeline from the zero hash or, when the file records
+/// `timeline_omitted` (older entries live in earlier artifacts), from that recorded head.
+/// Returns the report and how many entries the file leaves out.
+pub fn verify_document(doc: &Value, key: Option<&[u8]>) -> Result<(VerifyReport, usize), Tamper> {
+    let omitted = doc.get("timeline_omitted");
+    let Some(omitted) = omitted else {
+        return verify(doc, key).map(|report| (report, 0));
+    };
+    let entries = match doc.get("timeline") {
+        Some(Value::Array(entries)) => entries,
+        _ => return Err(whole(TamperKind::NotADocument)),
+    };
+    let head = omitted.get("head_hash").and_then(Value::as_str);
+    let count = omitted.get("count").and_then(Value::as_u64);
+    match (head, count) {
+        (Some(head), Some(count)) => verify_tail(entries, head, key).map(|r| (r, count as usize)),
+        _ => Err(whole(TamperKind::BadAnchor)),
+    }
+}
+
 /// Verifies a kept tail of a longer timeline: its first entry must link to
 /// `anchor_prev_hash` (the hash of the last entry cut off) instead of the zero hash.
 /// Duplicate ids are only detected within the tail.

@@ -179,3 +179,27 @@ fn gate_names_follow_the_contract() {
     assert_eq!(gate_name("pipeline"), "pipeline_green");
     assert_eq!(gate_name("secret-scan"), "secret_scan");
 }
+
+#[test]
+fn a_file_holding_only_the_tail_verifies_from_its_recorded_head() {
+    use crate::audit::verify::{TamperKind, verify_document};
+    let mut stored = merge(None, &ours("0", ("FAIL", "FAIL")), None).unwrap();
+    for i in 1..5 {
+        stored = merge(Some(stored), &ours(&i.to_string(), ("PASS", "PASS")), None).unwrap();
+    }
+    stored.omit_oldest(4);
+    let mut doc = whole_file(&stored);
+    doc["timeline_omitted"] =
+        serde_json::json!({"count": 4, "head_hash": stored.omitted.head_hash});
+    let (report, omitted) = verify_document(&doc, None).unwrap();
+    assert_eq!((report.entries, omitted), (6, 4));
+    assert!(
+        verify(&doc, None).is_err(),
+        "without the anchor the first link is broken"
+    );
+    doc["timeline_omitted"]["head_hash"] = "sha256:nope".into();
+    assert_eq!(
+        verify_document(&doc, None).unwrap_err().kind,
+        TamperKind::BadAnchor
+    );
+}
