@@ -138,21 +138,7 @@ impl Blob {
     }
 
     fn give_up(&self, what: &str, gave_up: GaveUp) -> ArtifactError {
-        let what = what.to_string();
-        let message = self.redact.clean(&gave_up.last.message);
-        match gave_up.last.status {
-            Some(status) if !gave_up.last.retryable => ArtifactError::Rejected {
-                hint: blob_hint(status).to_string(),
-                what,
-                status,
-                message,
-            },
-            _ => ArtifactError::Unavailable {
-                what,
-                attempts: gave_up.attempts,
-                message,
-            },
-        }
+        self.redact.give_up(what, gave_up, blob_hint)
     }
 }
 

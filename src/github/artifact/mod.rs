@@ -19,7 +19,7 @@ use http::HeaderMap;
 use octocrab::Octocrab;
 
 use crate::github::client::Reply;
-use crate::github::retry::{Failure, RetryPolicy, parse_retry_after};
+use crate::github::retry::{Failure, GaveUp, RetryPolicy, parse_retry_after};
 
 pub use blob::MAX_BLOCK_SIZE;
 pub use download::{DownloadOptions, Downloaded, download_previous};
@@ -212,6 +212,26 @@ impl Redact {
         self.0.iter().fold(text.to_string(), |text, secret| {
             text.replace(secret.as_str(), "***")
         })
+    }
+
+    /// The error once retries are spent: a final status is `Rejected` with the caller's
+    /// hint for it, anything else `Unavailable`; secrets are cut from the message.
+    fn give_up(&self, what: &str, gave_up: GaveUp, hint: fn(u16) -> &'static str) -> ArtifactError {
+        let what = what.to_string();
+        let message = self.clean(&gave_up.last.message);
+        match gave_up.last.status {
+            Some(status) if !gave_up.last.retryable => ArtifactError::Rejected {
+                hint: hint(status).to_string(),
+                what,
+                status,
+                message,
+            },
+            _ => ArtifactError::Unavailable {
+                what,
+                attempts: gave_up.attempts,
+                message,
+            },
+        }
     }
 }
 

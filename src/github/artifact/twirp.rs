@@ -72,24 +72,14 @@ impl Twirp {
     }
 
     fn give_up(&self, what: &str, gave_up: GaveUp) -> ArtifactError {
-        let what = what.to_string();
         let message = self.redact.clean(&gave_up.last.message);
         if message.contains("insufficient usage") {
-            return ArtifactError::Quota { what, message };
-        }
-        match gave_up.last.status {
-            Some(status) if !gave_up.last.retryable => ArtifactError::Rejected {
-                hint: twirp_hint(status).to_string(),
-                what,
-                status,
+            return ArtifactError::Quota {
+                what: what.to_string(),
                 message,
-            },
-            _ => ArtifactError::Unavailable {
-                what,
-                attempts: gave_up.attempts,
-                message,
-            },
+            };
         }
+        self.redact.give_up(what, gave_up, twirp_hint)
     }
 }
 
