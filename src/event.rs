@@ -197,6 +197,15 @@ fn required_key(name: &str) -> &'static [&'static str] {
     }
 }
 
+/// The real `pull_request.opened` payload's PR (head `changes` → `master`), for tests.
+#[cfg(test)]
+pub(crate) fn sample_pull_request() -> PullRequest {
+    let text = include_str!("../tests/data/events/pull_request.opened.json");
+    Event::parse("pull_request", text, "pull_request.opened.json")
+        .and_then(|e| e.pull_request())
+        .expect("the bundled payload parses")
+}
+
 /// Field access by dotted path, with errors that name the full path.
 struct Fields<'a> {
     event: &'a Event,

@@ -74,18 +74,9 @@ impl ContextObject {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::Event;
 
     fn object() -> ContextObject {
-        let text = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/data/events/pull_request.opened.json"
-        ))
-        .unwrap();
-        let pr = Event::parse("pull_request", &text, "e")
-            .unwrap()
-            .pull_request()
-            .unwrap();
+        let pr = crate::event::sample_pull_request();
         ContextObject::new(
             "o/r",
             &pr,

@@ -1,20 +1,10 @@
 use super::*;
 use crate::audit::timeline::{Record, RunInfo, new_entry};
 use crate::audit::verify::verify;
-use crate::event::Event;
 
 fn pr_context(head: &str) -> ContextObject {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/data/events/pull_request.opened.json"
-    ))
-    .unwrap();
-    let mut v: Value = serde_json::from_str(&text).unwrap();
-    v["pull_request"]["head"]["ref"] = head.into();
-    let pr = Event::parse("pull_request", &v.to_string(), "e")
-        .unwrap()
-        .pull_request()
-        .unwrap();
+    let mut pr = crate::event::sample_pull_request();
+    pr.head_ref = head.to_string();
     ContextObject::new(
         "o/r",
         &pr,
