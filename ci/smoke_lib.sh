@@ -105,17 +105,6 @@ for line in open(sys.argv[1], encoding="utf-8"):
 PY
 }
 
-# mock_count LOG [METHOD]: how many requests (of that method) the mock saw.
-mock_count() {
-	python3 - "$@" <<'PY'
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]
-if len(sys.argv) > 2:
-    rows = [r for r in rows if r["method"] == sys.argv[2]]
-print(len(rows))
-PY
-}
-
 # mock_only_policy_read LOG OWNER/REPO REF [POLICY_PATH]: the guard's own reads are exactly
 # one GET of the policy at REF (with a Bearer token and a User-Agent); the rest are the
 # ledger's reads (identity, the PR's comments); a dry run writes nothing.
