@@ -1,22 +1,12 @@
 //! Typed endpoints, one small method per call, each a single request (plus retries).
 
 use http::Method;
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
 use serde::Deserialize;
 use serde_json::json;
 
 use super::client::{ApiError, GitHub};
 
-/// Characters kept verbatim in one path segment or query value.
-const SEGMENT: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'_')
-    .remove(b'.')
-    .remove(b'~');
-
-pub fn encode(s: &str) -> String {
-    utf8_percent_encode(s, SEGMENT).to_string()
-}
+pub use crate::render::text::percent_encode as encode;
 
 /// An issue or pull-request comment, as much of it as the product reads.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]

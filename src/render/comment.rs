@@ -12,7 +12,7 @@ pub fn close_marker(pr: &PullRequest) -> String {
         "<!-- agent-council:close-on-fail pr={} head={} base={} -->",
         pr.number,
         pr.head_sha,
-        crate::github::rest::encode(&pr.base_ref)
+        super::text::percent_encode(&pr.base_ref)
     )
 }
 

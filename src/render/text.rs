@@ -161,6 +161,18 @@ fn is_plain_url(url: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "-._~:/?#@!$&'*+,;=%".contains(c))
 }
 
+/// Characters kept verbatim in a URL path segment, query value or marker field.
+const SEGMENT: &percent_encoding::AsciiSet = &percent_encoding::NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'~');
+
+/// Percent-encoding of everything but unreserved characters (`feature/x` → `feature%2Fx`).
+pub fn percent_encode(s: &str) -> String {
+    percent_encoding::utf8_percent_encode(s, SEGMENT).to_string()
+}
+
 /// A shell word, single-quoted when it needs quoting (for copy-paste commands).
 pub fn shell_word(s: &str) -> String {
     let plain = !s.is_empty()
