@@ -92,6 +92,9 @@ pub enum Outcome {
     Passed,
     GateFailed,
     EffectFailed,
+    /// Every gate that ran passed, but a later stage could not be decided: the code of
+    /// the error that stopped it (2 bad input, 3 API).
+    Unfinished(i32),
 }
 
 impl Outcome {
@@ -100,6 +103,7 @@ impl Outcome {
             Outcome::Passed => 0,
             Outcome::GateFailed => 1,
             Outcome::EffectFailed => 3,
+            Outcome::Unfinished(code) => code,
         }
     }
 }

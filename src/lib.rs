@@ -19,3 +19,4 @@ pub mod render;
 pub mod runner;
 pub mod secrets;
 pub mod settings;
+pub mod stage;

@@ -1,20 +1,12 @@
 //! Events → stages for `command: auto` (SPEC.md's table, one arm per row; pure).
 
 use crate::event::Event;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
-    /// Guard, then review when guard passes.
-    GuardThenReview,
-    Release,
-    ReleasePostMerge,
-    StateGet,
-    Assign,
-}
+use crate::stage::Stage;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Plan {
-    Run(Stage),
+    /// These stages, in order; a pipeline stage runs only while the gates before it pass.
+    Run(Vec<Stage>),
     /// Nothing to do for this event: say why, exit 0.
     Nothing(String),
 }
@@ -32,15 +24,17 @@ pub fn stages_for(event: &Event, registry_issue_set: bool) -> Plan {
     let name = event.name.as_str();
     match (name, action) {
         ("pull_request" | "pull_request_target", a) if GUARD_ACTIONS.contains(&a) => {
-            Plan::Run(Stage::GuardThenReview)
+            Plan::Run(vec![Stage::Guard, Stage::Review])
         }
-        ("pull_request", "labeled") => Plan::Run(Stage::Release),
-        ("pull_request_review", "submitted") => Plan::Run(Stage::Release),
-        ("check_suite" | "workflow_run", "completed") => Plan::Run(Stage::Release),
-        ("status", _) => Plan::Run(Stage::Release),
-        ("push", _) => Plan::Run(Stage::ReleasePostMerge),
-        ("issue_comment", "created" | "edited") => Plan::Run(Stage::StateGet),
-        ("issues", "opened") if registry_issue_set => Plan::Run(Stage::Assign),
+        ("pull_request", "labeled") => Plan::Run(vec![Stage::Release]),
+        ("pull_request_review", "submitted") => Plan::Run(vec![Stage::Release]),
+        ("check_suite" | "workflow_run", "completed") => Plan::Run(vec![Stage::Release]),
+        ("status", _) => Plan::Run(vec![Stage::Release]),
+        // The release stage's post-merge check: it tells from the push whether it made
+        // the merge.
+        ("push", _) => Plan::Run(vec![Stage::Release]),
+        ("issue_comment", "created" | "edited") => Plan::Run(vec![Stage::StateGet]),
+        ("issues", "opened") if registry_issue_set => Plan::Run(vec![Stage::Assign]),
         ("issues", "opened") => Plan::Nothing(
             "issues opened: assignment runs only when the `registry-issue` input is set"
                 .to_string(),
@@ -79,48 +73,48 @@ mod tests {
         for a in GUARD_ACTIONS {
             assert_eq!(
                 stages_for(&event("pull_request", Some(a)), false),
-                Plan::Run(Stage::GuardThenReview)
+                Plan::Run(vec![Stage::Guard, Stage::Review])
             );
             assert_eq!(
                 stages_for(&event("pull_request_target", Some(a)), false),
-                Plan::Run(Stage::GuardThenReview)
+                Plan::Run(vec![Stage::Guard, Stage::Review])
             );
         }
         assert_eq!(
             stages_for(&event("pull_request_review", Some("submitted")), false),
-            Plan::Run(Stage::Release)
+            Plan::Run(vec![Stage::Release])
         );
         assert_eq!(
             stages_for(&event("check_suite", Some("completed")), false),
-            Plan::Run(Stage::Release)
+            Plan::Run(vec![Stage::Release])
         );
         assert_eq!(
             stages_for(&event("workflow_run", Some("completed")), false),
-            Plan::Run(Stage::Release)
+            Plan::Run(vec![Stage::Release])
         );
         assert_eq!(
             stages_for(&event("status", None), false),
-            Plan::Run(Stage::Release)
+            Plan::Run(vec![Stage::Release])
         );
         assert_eq!(
             stages_for(&event("pull_request", Some("labeled")), false),
-            Plan::Run(Stage::Release)
+            Plan::Run(vec![Stage::Release])
         );
         assert_eq!(
             stages_for(&event("push", None), false),
-            Plan::Run(Stage::ReleasePostMerge)
+            Plan::Run(vec![Stage::Release])
         );
         assert_eq!(
             stages_for(&event("issue_comment", Some("created")), false),
-            Plan::Run(Stage::StateGet)
+            Plan::Run(vec![Stage::StateGet])
         );
         assert_eq!(
             stages_for(&event("issue_comment", Some("edited")), false),
-            Plan::Run(Stage::StateGet)
+            Plan::Run(vec![Stage::StateGet])
         );
         assert_eq!(
             stages_for(&event("issues", Some("opened")), true),
-            Plan::Run(Stage::Assign)
+            Plan::Run(vec![Stage::Assign])
         );
         assert!(matches!(
             stages_for(&event("issues", Some("opened")), false),

@@ -167,6 +167,19 @@ pub fn contains_secret(text: &str) -> bool {
     !find_secrets(text).is_empty()
 }
 
+/// `text` with `known` (a token this run holds) and every token pattern replaced by
+/// `***`: for messages built from a server's reply, which may echo what it was sent.
+pub fn redact(text: &str, known: Option<&str>) -> String {
+    let mut out = match known.filter(|k| k.len() >= 4) {
+        Some(k) => text.replace(k, "***"),
+        None => text.to_string(),
+    };
+    for m in find_secrets(&out.clone()).into_iter().rev() {
+        out.replace_range(m.range, "***");
+    }
+    out
+}
+
 fn stands_alone(text: &str, range: Range<usize>) -> bool {
     let before = text.get(..range.start).and_then(|s| s.chars().next_back());
     let after = text.get(range.end..).and_then(|s| s.chars().next());
@@ -241,6 +254,17 @@ impl Cursor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn redaction_removes_the_known_token_and_every_pattern() {
+        let echoed =
+            "Bad token s3cr3t-value; also ghp_0123456789abcdefghijABCDEFGHIJ0123456789 here";
+        assert_eq!(
+            redact(echoed, Some("s3cr3t-value")),
+            "Bad token ***; also *** here"
+        );
+        assert_eq!(redact("nothing", None), "nothing");
+    }
 
     fn kinds(text: &str) -> Vec<SecretKind> {
         find_secrets(text).into_iter().map(|m| m.kind).collect()

@@ -10,8 +10,9 @@ use crate::audit::RunInfo;
 use crate::cli::{Cli, Command, ContextCommand, StateCommand};
 use crate::error::{Error, Result};
 use crate::github::artifact::RuntimeEnv;
-use crate::github::retry::RetryPolicy;
+use crate::github::retry::{RUN_BUDGET, RetryPolicy};
 use crate::runner::Runner;
+use crate::stage::Stage;
 
 /// A value that must never be printed: `Debug` shows `***`.
 #[derive(Clone, PartialEq, Eq)]
@@ -79,58 +80,33 @@ impl RunnerEnv {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What this run does: the stages `auto` plans from the event, or one named stage.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CommandKind {
     Auto,
-    Guard,
-    Review,
-    Release,
-    StateGet,
-    StatePut,
-    ContextValidate,
-    ContextSync,
-    Report,
-    Assign,
-    Verify(Option<PathBuf>),
+    Run(Stage),
 }
 
 impl CommandKind {
+    /// The `command` input's value.
     fn from_input(name: &str) -> Result<CommandKind> {
-        Ok(match name.trim() {
-            "auto" => CommandKind::Auto,
-            "guard" => CommandKind::Guard,
-            "review" => CommandKind::Review,
-            "release" => CommandKind::Release,
-            "state-get" => CommandKind::StateGet,
-            "state-put" => CommandKind::StatePut,
-            "context-validate" => CommandKind::ContextValidate,
-            "context-sync" => CommandKind::ContextSync,
-            "report" => CommandKind::Report,
-            "assign" => CommandKind::Assign,
-            "verify" => CommandKind::Verify(None),
-            other => {
-                return Err(Error::Usage(format!(
-                    "input `command`: unknown command `{other}`; use one of auto, guard, review, \
-                     release, state-get, state-put, context-validate, context-sync, report, \
-                     assign, verify"
-                )));
-            }
-        })
+        match name.trim() {
+            "auto" => Ok(CommandKind::Auto),
+            other => Stage::from_name(other)
+                .map(CommandKind::Run)
+                .ok_or_else(|| {
+                    Error::Usage(format!(
+                        "input `command`: unknown command `{other}`; use one of {}",
+                        Stage::command_list()
+                    ))
+                }),
+        }
     }
 
     pub fn name(&self) -> &'static str {
         match self {
             CommandKind::Auto => "auto",
-            CommandKind::Guard => "guard",
-            CommandKind::Review => "review",
-            CommandKind::Release => "release",
-            CommandKind::StateGet => "state-get",
-            CommandKind::StatePut => "state-put",
-            CommandKind::ContextValidate => "context-validate",
-            CommandKind::ContextSync => "context-sync",
-            CommandKind::Report => "report",
-            CommandKind::Assign => "assign",
-            CommandKind::Verify(_) => "verify",
+            CommandKind::Run(stage) => stage.name(),
         }
     }
 }
@@ -154,6 +130,8 @@ pub struct EventSource {
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub command: CommandKind,
+    /// `council verify FILE`: the file (in the action, the event's PR's audit file).
+    pub verify_file: Option<PathBuf>,
     pub in_actions: bool,
     pub dry_run: bool,
     pub close_on_fail: bool,
@@ -188,18 +166,24 @@ pub const DEFAULT_POLICY_PATH: &str = ".github/council.yml";
 impl Settings {
     pub fn resolve(cli: Cli, env: &RunnerEnv, cwd: PathBuf) -> Result<Settings> {
         let i = cli.inputs;
+        let mut verify_file = None;
         let command = match cli.command {
             Some(Command::Run) => CommandKind::Auto,
-            Some(Command::Guard) => CommandKind::Guard,
-            Some(Command::Review) => CommandKind::Review,
-            Some(Command::Release) => CommandKind::Release,
-            Some(Command::State(StateCommand::Get)) => CommandKind::StateGet,
-            Some(Command::State(StateCommand::Put)) => CommandKind::StatePut,
-            Some(Command::Context(ContextCommand::Validate)) => CommandKind::ContextValidate,
-            Some(Command::Context(ContextCommand::Sync)) => CommandKind::ContextSync,
-            Some(Command::Report) => CommandKind::Report,
-            Some(Command::Assign) => CommandKind::Assign,
-            Some(Command::Verify { file }) => CommandKind::Verify(Some(file)),
+            Some(Command::Guard) => CommandKind::Run(Stage::Guard),
+            Some(Command::Review) => CommandKind::Run(Stage::Review),
+            Some(Command::Release) => CommandKind::Run(Stage::Release),
+            Some(Command::State(StateCommand::Get)) => CommandKind::Run(Stage::StateGet),
+            Some(Command::State(StateCommand::Put)) => CommandKind::Run(Stage::StatePut),
+            Some(Command::Context(ContextCommand::Validate)) => {
+                CommandKind::Run(Stage::ContextValidate)
+            }
+            Some(Command::Context(ContextCommand::Sync)) => CommandKind::Run(Stage::ContextSync),
+            Some(Command::Report) => CommandKind::Run(Stage::Report),
+            Some(Command::Assign) => CommandKind::Run(Stage::Assign),
+            Some(Command::Verify { file }) => {
+                verify_file = Some(file);
+                CommandKind::Run(Stage::Verify)
+            }
             None => match non_empty(i.command) {
                 Some(name) => CommandKind::from_input(&name)?,
                 None => CommandKind::Auto,
@@ -237,6 +221,7 @@ impl Settings {
         };
         Ok(Settings {
             command,
+            verify_file,
             in_actions,
             dry_run: parse_bool(i.dry_run, "dry-run")?.unwrap_or(false),
             close_on_fail: parse_bool(i.close_on_fail, "close-on-fail")?.unwrap_or(false),
@@ -272,7 +257,8 @@ impl Settings {
             retry: RetryPolicy::with_base_ms(parse_number(
                 env.get("COUNCIL_RETRY_BASE_MS"),
                 "COUNCIL_RETRY_BASE_MS",
-            )?),
+            )?)
+            .with_budget(RUN_BUDGET),
             runner: Runner {
                 actions: in_actions,
                 output_path: env.get("GITHUB_OUTPUT").map(PathBuf::from),
@@ -418,11 +404,15 @@ mod tests {
     #[test]
     fn the_command_input_picks_the_subcommand() {
         let s = resolve(&["council", "--command", "state-get"], &[]).unwrap();
-        assert_eq!(s.command, CommandKind::StateGet);
+        assert_eq!(s.command, CommandKind::Run(Stage::StateGet));
         let err = resolve(&["council", "--command", "merge-everything"], &[]).unwrap_err();
         assert_eq!(err.exit_code(), 2);
         let s = resolve(&["council", "guard", "--command", "review"], &[]).unwrap();
-        assert_eq!(s.command, CommandKind::Guard, "an explicit subcommand wins");
+        assert_eq!(
+            s.command,
+            CommandKind::Run(Stage::Guard),
+            "an explicit subcommand wins"
+        );
     }
 
     #[test]

@@ -1,21 +1,29 @@
-//! The ledger's I/O: find our Context Object comment (marker and author), merge this
-//! run's entries into it, write, read back, and re-merge when another run raced us;
-//! rebuild the full timeline from the previous run's artifact when the comment holds
-//! only its tail.
+//! The ledger's I/O: find our Context Object comment (marker and author), adopt it only
+//! when it verifies (else the newest previous audit artifact that does, else a new chain
+//! that records the reset), merge this run's entries, write, read back, and re-merge
+//! when another run raced us; rebuild the full timeline from the previous artifact when
+//! the comment holds only its tail.
 
 use std::time::Duration;
 
-use crate::audit::ContextObject;
-use crate::audit::ledger::{self, Links, Stored};
+use serde_json::Value;
+
+use super::marked_comment::{self, FindError};
+use crate::audit::adopt::{Found, Rejected, adopt, reset_message};
+use crate::audit::ledger::{self, Links, MARKER, Omitted, Stored};
+use crate::audit::timeline::{Record, new_entry};
+use crate::audit::{ContextObject, Entry};
 use crate::event::PullRequest;
-use crate::github::artifact::{DownloadOptions, download_previous};
+use crate::github::artifact::{DownloadOptions, download_first};
 use crate::github::{ApiError, Comment, GitHub};
 use crate::render::text::Message;
-use crate::render::{EffectReport, EffectResult};
 use crate::settings::Settings;
+use crate::stage::{EffectReport, EffectResult, Stage};
 
 /// Write-and-check rounds before giving up on a contended comment.
-const ROUNDS: u32 = 6;
+const ROUNDS: u32 = 10;
+/// Previous audit artifacts downloaded, newest first, looking for one that verifies.
+const ARTIFACTS_TRIED: usize = 3;
 
 pub struct Persisted {
     /// The whole Context Object for the audit file (full timeline when it can be had).
@@ -23,178 +31,339 @@ pub struct Persisted {
     /// What happened to the comment (absent when no API is available).
     pub effect: Option<EffectReport>,
     pub warnings: Vec<String>,
+    pub notes: Vec<Message>,
 }
 
-/// Seals this run's entries onto the stored ledger and upserts the comment.
-pub async fn persist(
-    settings: &Settings,
-    gh: Option<&GitHub>,
-    pr: &PullRequest,
-    ours: &ContextObject,
-    links: &Links,
-) -> Persisted {
-    let key = settings.hmac_key.as_ref().map(|k| k.expose().as_bytes());
-    let mut warnings = Vec::new();
-    let Some(gh) = gh else {
-        return local_only(ours, key, warnings);
-    };
-    let mut round = 0;
-    loop {
-        round += 1;
-        let found = match find(gh, pr.number).await {
-            Ok(found) => found,
-            Err(e) => {
-                warnings.push(format!("the Context Object comment could not be read ({e}); the audit file holds this run only"));
-                return local_only(ours, key, warnings);
-            }
+pub struct Ledger<'a> {
+    pub settings: &'a Settings,
+    pub gh: Option<&'a GitHub>,
+    pub pr: &'a PullRequest,
+    pub links: Links,
+    /// The first stage of this run: it records a ledger reset.
+    pub stage: Stage,
+}
+
+/// What the previous audit artifacts offered when no comment could be adopted.
+#[derive(Clone, Default)]
+struct Fallback {
+    stored: Option<Stored>,
+    rejected: Vec<Rejected>,
+}
+
+impl Ledger<'_> {
+    fn key(&self) -> Option<&[u8]> {
+        self.settings
+            .hmac_key
+            .as_ref()
+            .map(|k| k.expose().as_bytes())
+    }
+
+    /// Seals this run's entries onto the stored ledger and upserts the comment.
+    pub async fn persist(&self, ours: &ContextObject) -> Persisted {
+        let mut out = Persisted {
+            context: ours.clone(),
+            effect: None,
+            warnings: Vec::new(),
+            notes: Vec::new(),
         };
-        let (stored, duplicates) = load(&found, key, &mut warnings);
-        let contended = round > 1 || !duplicates.is_empty() || recently_written(stored.as_ref());
-        let merged = match merge_all(stored, &duplicates, ours, key) {
-            Ok(m) => m,
-            Err(e) => {
-                warnings.push(format!(
-                    "the stored ledger could not be extended ({e}); starting a new one"
-                ));
-                match ledger::merge(None, ours, key) {
-                    Ok(m) => m,
-                    Err(e) => {
-                        return failed(
-                            ours,
-                            warnings,
-                            Message::new().text(format!("sealing failed: {e}")),
-                        );
+        let Some(gh) = self.gh else {
+            if let Ok(merged) = self.merge(None, Vec::new(), ours, &[], &mut out) {
+                out.context = merged.context;
+            }
+            return out;
+        };
+        let mut fallback: Option<Fallback> = None;
+        let mut warned = false;
+        for round in 1..=ROUNDS {
+            let comments = match marked_comment::find(gh, self.pr.number, MARKER).await {
+                Ok(found) => found,
+                Err(e) => return self.without_comment(gh, ours, e, out).await,
+            };
+            let adopted = adopt(comments.iter().map(found_in).collect(), self.key());
+            if !warned {
+                warned = true;
+                out.warnings
+                    .extend(adopted.rejected.iter().map(Rejected::warning));
+            }
+            let contended = round > 1
+                || adopted.verified.len() > 1
+                || recently_written(adopted.verified.first());
+            let mut verified = adopted.verified.into_iter();
+            let (base, reset) = match verified.next() {
+                Some(first) => (Some(first), Vec::new()),
+                None => {
+                    if fallback.is_none() {
+                        fallback = Some(self.previous_artifacts(gh, &mut out).await);
+                    }
+                    let found = fallback.clone().unwrap_or_default();
+                    let mut reset = adopted.rejected;
+                    reset.extend(found.rejected);
+                    match found.stored {
+                        Some(stored) => (Some(stored), Vec::new()),
+                        None => (None, reset),
                     }
                 }
-            }
-        };
-        let (_, body) = ledger::render_fitting(merged.clone(), links);
-        let context = full_context(gh, settings, pr, &merged, &mut warnings).await;
-        if settings.dry_run {
-            let effect =
-                skipped(Message::new().text("dry run: the Context Object comment was not written"));
-            return Persisted {
-                context,
-                effect: Some(effect),
-                warnings,
             };
-        }
-        let main = found.first().map(|(c, _)| c);
-        let written = match write(gh, pr.number, main, &body).await {
-            Ok(w) => w,
-            Err(e) if e.is_forbidden() || matches!(e, ApiError::NotFound { .. }) => {
-                let why = Message::new().text(format!(
-                    "the token may not write comments, so the Context Object lives in the audit file and artifact only ({e})"
-                ));
-                return Persisted {
-                    context,
-                    effect: Some(skipped(why)),
-                    warnings,
+            let merged = match self.merge(base, verified.collect(), ours, &reset, &mut out) {
+                Ok(m) => m,
+                Err(effect) => {
+                    out.effect = Some(effect);
+                    return out;
+                }
+            };
+            let (_, body) = ledger::render_fitting(merged.clone(), &self.links);
+            out.context = self.full_context(gh, &merged, &mut out).await;
+            let written =
+                match marked_comment::write(gh, self.pr.number, comments.first(), &body).await {
+                    Ok(comment) => comment,
+                    Err(e) => {
+                        out.effect = Some(write_failed(e));
+                        return out;
+                    }
                 };
-            }
-            Err(e) => return failed(&context, warnings, Message::new().text(e.to_string())),
-        };
-        for (dup, _) in found.iter().skip(1) {
-            if let Err(e) = gh.delete_comment(dup.id).await {
-                warnings.push(format!(
-                    "a duplicate Context Object comment could not be deleted: {e}"
+            let duplicates: Vec<&Comment> = comments.iter().skip(1).collect();
+            out.warnings
+                .extend(marked_comment::delete(gh, &duplicates).await);
+            if confirmed(gh, written.id, ours, written.body(), contended).await {
+                out.effect = Some(EffectReport::new(
+                    "action:comment",
+                    EffectResult::Done(
+                        Message::new()
+                            .text("Context Object comment: ")
+                            .link(&written.html_url),
+                    ),
                 ));
+                return out;
             }
         }
-        if confirmed(gh, written.id, ours, written.body(), contended).await {
-            let effect = EffectReport {
-                action: "action:comment",
-                result: EffectResult::Done(
-                    Message::new()
-                        .text("Context Object comment: ")
-                        .link(&written.html_url),
-                ),
-            };
-            return Persisted {
-                context,
-                effect: Some(effect),
-                warnings,
-            };
+        out.effect = Some(failed(format!(
+            "other runs kept overwriting the Context Object comment; gave up after {ROUNDS} rounds"
+        )));
+        out
+    }
+
+    /// No comment can be read or proven ours: the audit file continues the newest
+    /// verified artifact when the token can read one, and no comment is written.
+    async fn without_comment(
+        &self,
+        gh: &GitHub,
+        ours: &ContextObject,
+        why: FindError,
+        mut out: Persisted,
+    ) -> Persisted {
+        let fallback = match &why {
+            FindError::UnknownIdentity => self.previous_artifacts(gh, &mut out).await,
+            FindError::Api(_) => Fallback::default(),
+        };
+        out.warnings.push(format!(
+            "the Context Object comment was not read or written: {why}; the audit file and \
+             artifact hold the ledger"
+        ));
+        let reset = match fallback.stored {
+            Some(_) => Vec::new(),
+            None => fallback.rejected,
+        };
+        match self.merge(fallback.stored, Vec::new(), ours, &reset, &mut out) {
+            Ok(merged) => {
+                out.context = merged.context;
+                out.effect = Some(skipped(format!(
+                    "the Context Object comment was not written: {}",
+                    match why {
+                        FindError::UnknownIdentity => "the token's identity is unknown",
+                        FindError::Api(_) => "comments could not be read",
+                    }
+                )));
+            }
+            Err(effect) => out.effect = Some(effect),
         }
-        if round >= ROUNDS {
-            return failed(
-                &context,
-                warnings,
-                Message::new().text(format!("other runs kept overwriting the Context Object comment; gave up after {ROUNDS} rounds")),
+        out
+    }
+
+    /// `base` with the `duplicates` folded in and this run's entries sealed on; a new
+    /// chain that replaces rejected objects starts with the reset entry.
+    fn merge(
+        &self,
+        base: Option<Stored>,
+        duplicates: Vec<Stored>,
+        ours: &ContextObject,
+        reset: &[Rejected],
+        out: &mut Persisted,
+    ) -> Result<Stored, EffectReport> {
+        let key = self.key();
+        let mut ours = ours.clone();
+        if base.is_none() && !reset.is_empty() {
+            ours.timeline.insert(0, self.reset_entry(&ours, reset));
+        }
+        let mut merged = base;
+        for dup in duplicates {
+            match ledger::merge(merged.clone(), &dup.context, key) {
+                Ok(m) => merged = Some(m),
+                Err(e) => out.warnings.push(format!(
+                    "a duplicate Context Object comment could not be folded in: {e}"
+                )),
+            }
+        }
+        ledger::merge(merged, &ours, key)
+            .or_else(|e| {
+                out.warnings.push(format!(
+                    "the stored ledger could not be extended ({e}); starting a new one"
+                ));
+                ledger::merge(None, &ours, key)
+            })
+            .map_err(|e| failed(format!("sealing failed: {e}")))
+    }
+
+    fn reset_entry(&self, ours: &ContextObject, rejected: &[Rejected]) -> Entry {
+        let record = Record {
+            stage: self.stage.name(),
+            agent: self.stage.agent().unwrap_or("agent_guard"),
+            action: "action:ledger-reset".to_string(),
+            result: "DONE".to_string(),
+            message: reset_message(rejected),
+        };
+        new_entry(
+            &self.settings.run,
+            &record,
+            &self.pr.head_sha,
+            &ours.timestamp,
+        )
+    }
+
+    /// The newest previous `audit-PR-<n>` artifact whose object verifies.
+    async fn previous_artifacts(&self, gh: &GitHub, out: &mut Persisted) -> Fallback {
+        let key = self.key();
+        let options = DownloadOptions {
+            exclude_run_id: self.settings.run.run_id.parse().ok(),
+            ..DownloadOptions::default()
+        };
+        let mut rejected = Vec::new();
+        let result = download_first(gh, self.pr.number, &options, ARTIFACTS_TRIED, |found| {
+            let source = format!("artifact {}", found.artifact_id);
+            let adopted = adopt(
+                vec![Found {
+                    source,
+                    parsed: stored_from_file(&found.json),
+                }],
+                key,
             );
+            match adopted.verified.into_iter().next() {
+                Some(stored) => Some(stored),
+                None => {
+                    rejected.extend(adopted.rejected);
+                    None
+                }
+            }
+        })
+        .await;
+        out.warnings.extend(rejected.iter().map(Rejected::warning));
+        match result {
+            Ok(stored) => Fallback { stored, rejected },
+            Err(e) => {
+                out.notes.push(
+                    Message::new().text(format!("previous audit artifacts were not read ({e})")),
+                );
+                Fallback {
+                    stored: None,
+                    rejected,
+                }
+            }
         }
     }
-}
 
-/// Our ledger comments, oldest first, each with its parse result.
-async fn find(
-    gh: &GitHub,
-    pr: u64,
-) -> Result<Vec<(Comment, Result<Stored, ledger::LedgerError>)>, ApiError> {
-    let me = gh.identity().await;
-    let comments = gh.list_comments(pr).await?;
-    Ok(comments
-        .into_iter()
-        .filter(|c| ledger::is_ledger(c.body()) && c.is_by(me.as_ref()))
-        .map(|c| {
-            let parsed = ledger::parse(c.body());
-            (c, parsed)
+    /// The audit file wants every entry: when the comment holds only a tail, take the
+    /// older ones from the previous run's artifact.
+    async fn full_context(
+        &self,
+        gh: &GitHub,
+        merged: &Stored,
+        out: &mut Persisted,
+    ) -> ContextObject {
+        let mut context = merged.context.clone();
+        if merged.is_complete() {
+            return context;
+        }
+        let n = merged.omitted.count;
+        let options = DownloadOptions {
+            exclude_run_id: self.settings.run.run_id.parse().ok(),
+            ..DownloadOptions::default()
+        };
+        let head = merged.omitted.head_hash.clone();
+        let older = download_first(gh, self.pr.number, &options, 1, |found| {
+            let prev = serde_json::from_slice::<ContextObject>(&found.json).ok()?;
+            (prev.timeline.len() >= n && prev.timeline[n - 1].hash == head)
+                .then(|| prev.timeline[..n].to_vec())
         })
-        .collect())
-}
-
-/// The oldest parseable comment is the ledger; newer ones are duplicates to fold in.
-fn load(
-    found: &[(Comment, Result<Stored, ledger::LedgerError>)],
-    key: Option<&[u8]>,
-    warnings: &mut Vec<String>,
-) -> (Option<Stored>, Vec<Stored>) {
-    let mut stored = None;
-    let mut duplicates = Vec::new();
-    for (comment, parsed) in found {
-        match parsed {
-            Ok(s) => {
-                if let Err(t) = s.verify(key) {
-                    warnings.push(format!(
-                        "the Context Object comment {} fails verification: {t}; it was edited outside council",
-                        comment.html_url
+        .await;
+        match older {
+            Ok(Some(mut timeline)) => {
+                timeline.extend(context.timeline);
+                context.timeline = timeline;
+            }
+            other => {
+                if let Err(e) = other {
+                    out.warnings.push(format!(
+                        "the previous audit artifact could not be read: {e}"
                     ));
                 }
-                if stored.is_none() {
-                    stored = Some(s.clone());
-                } else {
-                    duplicates.push(s.clone());
-                }
+                out.warnings.push(format!(
+                    "the audit file holds the newest {} entries; the {n} older ones are in \
+                     earlier `audit-PR-{}` artifacts (the comment keeps their chain head, so \
+                     the tail still verifies)",
+                    context.timeline.len(),
+                    self.pr.number
+                ));
+                context.extra.insert(
+                    "timeline_omitted".to_string(),
+                    serde_json::json!({"count": n, "head_hash": merged.omitted.head_hash}),
+                );
             }
-            Err(e) => warnings.push(format!("{}: {e}", comment.html_url)),
         }
+        context
     }
-    (stored, duplicates)
 }
 
-fn merge_all(
-    stored: Option<Stored>,
-    duplicates: &[Stored],
-    ours: &ContextObject,
-    key: Option<&[u8]>,
-) -> Result<Stored, crate::audit::chain::ChainError> {
-    let mut merged = stored;
-    for dup in duplicates {
-        merged = Some(ledger::merge(merged, &dup.context, key)?);
+fn found_in(comment: &Comment) -> Found {
+    Found {
+        source: if comment.html_url.is_empty() {
+            format!("comment {}", comment.id)
+        } else {
+            comment.html_url.clone()
+        },
+        parsed: ledger::parse(comment.body()),
     }
-    ledger::merge(merged, ours, key)
 }
 
-async fn write(
-    gh: &GitHub,
-    pr: u64,
-    main: Option<&Comment>,
-    body: &str,
-) -> Result<Comment, ApiError> {
-    match main {
-        Some(existing) if existing.body() == body => Ok(existing.clone()),
-        Some(existing) => gh.update_comment(existing.id, body).await,
-        None => gh.create_comment(pr, body).await,
+/// An audit file as a stored object: a file that leaves old entries out carries their
+/// chain head in `timeline_omitted`, which is where its tail is verified from.
+fn stored_from_file(json: &[u8]) -> Result<Stored, ledger::LedgerError> {
+    let mut context: ContextObject =
+        serde_json::from_slice(json).map_err(|e| ledger::LedgerError::BadData(e.to_string()))?;
+    let omitted = match context.extra.shift_remove("timeline_omitted") {
+        None => Omitted::default(),
+        Some(v) => Omitted {
+            count: v.get("count").and_then(Value::as_u64).unwrap_or(0) as usize,
+            head_hash: v
+                .get("head_hash")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string(),
+            summaries: Vec::new(),
+        },
+    };
+    Ok(Stored { context, omitted })
+}
+
+fn write_failed(e: ApiError) -> EffectReport {
+    match e {
+        ApiError::ReadOnly { .. } => skipped("dry run: the Context Object comment was not written"),
+        e if e.is_forbidden() || matches!(e, ApiError::NotFound { .. }) => EffectReport::new(
+            "action:comment",
+            EffectResult::Refused(Message::new().text(format!(
+                "the token may not write comments, so the Context Object lives in the audit \
+                 file and artifact only ({e})"
+            ))),
+        ),
+        e => failed(e.to_string()),
     }
 }
 
@@ -242,88 +411,16 @@ fn recently_written(stored: Option<&Stored>) -> bool {
         })
 }
 
-/// The audit file wants every entry: when the comment holds only a tail, take the
-/// older ones from the previous run's artifact.
-async fn full_context(
-    gh: &GitHub,
-    settings: &Settings,
-    pr: &PullRequest,
-    merged: &Stored,
-    warnings: &mut Vec<String>,
-) -> ContextObject {
-    let mut context = merged.context.clone();
-    if merged.is_complete() {
-        return context;
-    }
-    let options = DownloadOptions {
-        exclude_run_id: settings.run.run_id.parse().ok(),
-        ..DownloadOptions::default()
-    };
-    let previous = match download_previous(gh, pr.number, &options).await {
-        Ok(Some(found)) => serde_json::from_slice::<ContextObject>(&found.json).ok(),
-        Ok(None) => None,
-        Err(e) => {
-            warnings.push(format!(
-                "the previous audit artifact could not be read: {e}"
-            ));
-            None
-        }
-    };
-    let n = merged.omitted.count;
-    match previous {
-        Some(prev)
-            if prev.timeline.len() >= n
-                && prev.timeline[n - 1].hash == merged.omitted.head_hash =>
-        {
-            let mut timeline = prev.timeline[..n].to_vec();
-            timeline.extend(context.timeline);
-            context.timeline = timeline;
-        }
-        _ => {
-            warnings.push(format!(
-                "the audit file holds the newest {} entries; the {n} older ones are in earlier `audit-PR-{}` artifacts \
-                 (the comment keeps their chain head, so the tail still verifies)",
-                context.timeline.len(),
-                pr.number
-            ));
-            context.extra.insert(
-                "timeline_omitted".to_string(),
-                serde_json::json!({"count": n, "head_hash": merged.omitted.head_hash}),
-            );
-        }
-    }
-    context
+fn skipped(why: impl Into<String>) -> EffectReport {
+    EffectReport::new(
+        "action:comment",
+        EffectResult::Skipped(Message::new().text(why)),
+    )
 }
 
-fn local_only(ours: &ContextObject, key: Option<&[u8]>, warnings: Vec<String>) -> Persisted {
-    match ledger::merge(None, ours, key) {
-        Ok(stored) => Persisted {
-            context: stored.context,
-            effect: None,
-            warnings,
-        },
-        Err(e) => failed(
-            ours,
-            warnings,
-            Message::new().text(format!("sealing failed: {e}")),
-        ),
-    }
-}
-
-fn skipped(why: Message) -> EffectReport {
-    EffectReport {
-        action: "action:comment",
-        result: EffectResult::Skipped(why),
-    }
-}
-
-fn failed(context: &ContextObject, warnings: Vec<String>, why: Message) -> Persisted {
-    Persisted {
-        context: context.clone(),
-        effect: Some(EffectReport {
-            action: "action:comment",
-            result: EffectResult::Failed(why),
-        }),
-        warnings,
-    }
+fn failed(why: String) -> EffectReport {
+    EffectReport::new(
+        "action:comment",
+        EffectResult::Failed(Message::new().text(why)),
+    )
 }

@@ -1,48 +1,71 @@
 //! The only orchestrator: load inputs → decide (pure) → apply effects → report.
 
-mod guard;
+mod audit_file;
+mod effects;
+mod finish;
 mod ledger;
+mod marked_comment;
+mod pipeline;
 mod policy_source;
-mod record;
 mod state;
+mod upload;
 mod verify;
 
-use std::path::{Path, PathBuf};
+use std::io::Read;
+use std::path::Path;
 
-use crate::audit::ContextObject;
 use crate::error::{Error, Outcome, Result};
 use crate::event::Event;
 use crate::github::{GitHub, GitHubConfig, RepoName};
-use crate::plan::{Plan, Stage, stages_for};
+use crate::plan::{Plan, stages_for};
 use crate::runner::Level;
-use crate::settings::{CommandKind, Settings};
+use crate::settings::{CommandKind, Secret, Settings};
+use crate::stage::{Outputs, Stage};
 
+/// Runs the command. Whatever happens, the run's outputs are written: an error before a
+/// stage could decide leaves every status `PENDING` (SPEC: exit 3 included).
 pub async fn run(settings: Settings) -> Result<Outcome> {
     mask_derived_secrets(&settings);
-    match &settings.command {
+    let result = dispatch(&settings).await;
+    if result.is_err() {
+        let _ = settings.runner.set_outputs(&Outputs::pending().pairs());
+    }
+    result
+}
+
+async fn dispatch(settings: &Settings) -> Result<Outcome> {
+    match settings.command {
         CommandKind::Auto => {
-            let event = load_event(&settings)?;
+            let event = load_event(settings)?;
             match stages_for(&event, settings.registry_issue.is_some()) {
-                Plan::Run(Stage::GuardThenReview) => guard::run(&settings, &event).await,
-                Plan::Run(Stage::StateGet) => state::get(&settings, Some(event)).await,
-                Plan::Run(stage) => not_available(&settings, stage_name(stage)),
-                Plan::Nothing(why) => nothing_to_do(&settings, &why),
+                Plan::Run(stages) => run_stages(settings, event, &stages).await,
+                Plan::Nothing(why) => nothing_to_do(settings, &why),
             }
         }
-        CommandKind::Guard => {
-            let event = load_event(&settings)?;
+        CommandKind::Run(Stage::Verify) => verify::run(settings, settings.verify_file.as_deref()),
+        CommandKind::Run(Stage::StateGet) => state::get(settings, None).await,
+        CommandKind::Run(Stage::StatePut) => state::put(settings, None).await,
+        CommandKind::Run(stage @ Stage::Guard) => {
+            let event = load_event(settings)?;
             if !event.is_pull_request_event() {
                 return Err(Error::Usage(format!(
-                    "guard runs on pull_request or pull_request_target events, not `{}`",
+                    "{stage} runs on pull_request or pull_request_target events, not `{}`",
                     event.name
                 )));
             }
-            guard::run(&settings, &event).await
+            pipeline::run(settings, &event, &[stage]).await
         }
-        CommandKind::Verify(file) => verify::run(&settings, file.as_deref()),
-        CommandKind::StateGet => state::get(&settings, None).await,
-        CommandKind::StatePut => state::put(&settings, None).await,
-        other => not_available(&settings, other.name()),
+        CommandKind::Run(stage) => not_available(settings, stage),
+    }
+}
+
+/// The stages `auto` planned for an event.
+async fn run_stages(settings: &Settings, event: Event, stages: &[Stage]) -> Result<Outcome> {
+    match stages.first() {
+        Some(Stage::Guard) => pipeline::run(settings, &event, stages).await,
+        Some(Stage::StateGet) => state::get(settings, Some(event)).await,
+        Some(&other) => not_available(settings, other),
+        None => nothing_to_do(settings, "no stage to run"),
     }
 }
 
@@ -64,38 +87,23 @@ fn mask_derived_secrets(settings: &Settings) {
     }
 }
 
-fn stage_name(stage: Stage) -> &'static str {
-    match stage {
-        Stage::GuardThenReview => "guard",
-        Stage::Release | Stage::ReleasePostMerge => "release",
-        Stage::StateGet => "state-get",
-        Stage::Assign => "assign",
-    }
-}
-
 /// Stages SPEC.md names that this build does not implement yet: say so plainly, exit 0.
-fn not_available(settings: &Settings, what: &str) -> Result<Outcome> {
-    let why = format!("`{what}` is not available in this version of council; nothing was done");
+fn not_available(settings: &Settings, stage: Stage) -> Result<Outcome> {
+    let why = format!("`{stage}` is not available in this version of council; nothing was done");
     nothing_to_do(settings, &why)
 }
 
 fn nothing_to_do(settings: &Settings, why: &str) -> Result<Outcome> {
     settings.runner.annotate(Level::Notice, "council", why);
-    settings.runner.set_outputs(&pending_outputs())?;
+    settings.runner.set_outputs(&Outputs::pending().pairs())?;
     if !settings.in_actions {
         println!("{why}");
     }
     Ok(Outcome::Passed)
 }
 
-fn pending_outputs() -> Vec<(&'static str, String)> {
-    vec![
-        ("guard-status", "PENDING".to_string()),
-        ("review-status", "PENDING".to_string()),
-        ("release-status", "PENDING".to_string()),
-        ("artifact-id", String::new()),
-    ]
-}
+/// Event payloads are at most 25 MB on GitHub; anything larger is not an event.
+const MAX_EVENT_BYTES: u64 = 32 << 20;
 
 fn load_event(settings: &Settings) -> Result<Event> {
     let source = settings.event.as_ref().ok_or_else(|| {
@@ -105,25 +113,58 @@ fn load_event(settings: &Settings) -> Result<Event> {
                 .to_string(),
         )
     })?;
-    let text = read_capped(&source.path)?;
-    Event::parse(&source.name, &text, &source.path.display().to_string())
+    let shown = display_path(&settings.workspace, &source.path);
+    let text = read_text(&source.path, MAX_EVENT_BYTES).map_err(|e| match e {
+        ReadError::Io(e) => Error::io(&shown, e),
+        ReadError::TooLarge => Error::Event {
+            path: shown.clone(),
+            message: format!(
+                "larger than {} MiB: not a webhook payload",
+                MAX_EVENT_BYTES >> 20
+            ),
+        },
+        ReadError::NotUtf8 => Error::Event {
+            path: shown.clone(),
+            message: "not valid UTF-8".to_string(),
+        },
+    })?;
+    Event::parse(&source.name, &text, &shown)
 }
 
-/// Event payloads are at most 25 MB on GitHub; anything larger is not an event.
-fn read_capped(path: &Path) -> Result<String> {
-    const MAX: u64 = 32 << 20;
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-    if meta.len() > MAX {
-        return Err(Error::Event {
-            path: path.display().to_string(),
-            message: format!("{} bytes is larger than any webhook payload", meta.len()),
-        });
+pub(crate) enum ReadError {
+    Io(std::io::Error),
+    TooLarge,
+    NotUtf8,
+}
+
+/// A local text file of at most `max` bytes, read without trusting its reported size
+/// (`/dev/zero` and FIFOs report none).
+pub(crate) fn read_text(path: &Path, max: u64) -> std::result::Result<String, ReadError> {
+    let file = std::fs::File::open(path).map_err(ReadError::Io)?;
+    let mut bytes = Vec::new();
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    if bytes.len() as u64 > max {
+        return Err(ReadError::TooLarge);
     }
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    String::from_utf8(bytes).map_err(|_| Error::Event {
-        path: path.display().to_string(),
-        message: "not valid UTF-8".to_string(),
-    })
+    String::from_utf8(bytes).map_err(|_| ReadError::NotUtf8)
+}
+
+/// A path as messages, files and comments show it: relative to the workspace when inside
+/// it, else just its file name (a runner's absolute paths mean nothing to a reader and
+/// tell an attacker about the machine).
+pub(crate) fn display_path(workspace: &Path, path: &Path) -> String {
+    if path.is_relative() {
+        return path.display().to_string();
+    }
+    match path.strip_prefix(workspace) {
+        Ok(inside) => inside.display().to_string(),
+        Err(_) => path.file_name().map_or_else(
+            || "the file".to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        ),
+    }
 }
 
 /// The repository the run acts on: `--repo`/`GITHUB_REPOSITORY`, else the event's.
@@ -145,9 +186,14 @@ fn repository_of(settings: &Settings, event: Option<&Event>) -> Result<RepoName>
         .ok_or_else(|| Error::Usage(format!("`{full}` is not an owner/name repository")))
 }
 
-/// A client when there is a token; `None` means "no API calls possible".
-fn github_client(settings: &Settings, repo: &RepoName) -> Result<Option<GitHub>> {
-    let Some(token) = &settings.token else {
+/// A client for one token; `None` means "no API calls possible with it". A dry run's
+/// clients refuse every write themselves.
+fn github_client(
+    settings: &Settings,
+    repo: &RepoName,
+    token: Option<&Secret>,
+) -> Result<Option<GitHub>> {
+    let Some(token) = token else {
         return Ok(None);
     };
     let config = GitHubConfig {
@@ -171,18 +217,4 @@ fn run_url(settings: &Settings, repo: &RepoName) -> Option<String> {
             settings.server_url, repo, settings.run.run_id, settings.run.run_attempt
         )
     })
-}
-
-/// Writes `out/audit/PR-<n>.json` under the workspace; returns the workspace-relative path.
-fn write_audit(settings: &Settings, ctx: &ContextObject) -> Result<String> {
-    let relative = format!("out/audit/{}.json", ctx.context_id);
-    let path: PathBuf = settings.workspace.join(&relative);
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    }
-    // Write then rename, so a reader never sees half a file.
-    let tmp = path.with_extension("json.tmp");
-    std::fs::write(&tmp, ctx.to_pretty_json()).map_err(|e| Error::io(&tmp, e))?;
-    std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
-    Ok(relative)
 }

@@ -7,7 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::chain::{ChainError, ZERO_HASH, seal_tail};
-use super::context::{ContextObject, Entry, GuardStatus, ReleaseStatus, ReviewStatus};
+use super::context::{ContextObject, Entry};
+use super::derive::derive;
 use super::verify::{Tamper, VerifyReport, verify_tail};
 use crate::render::text::{escape_text, literal};
 
@@ -135,43 +136,6 @@ impl Stored {
     }
 }
 
-/// Gates follow the newest check entry for them; the guard status follows its gates.
-/// Deriving them from the merged timeline makes concurrent runs agree.
-/// Gates of entries no longer in the timeline (omitted) stay as they were stored.
-pub fn derive_state(ctx: &mut ContextObject) {
-    let mut gates = ctx.gates.clone();
-    for entry in &ctx.timeline {
-        let Some(check) = entry.action.strip_prefix("check:") else {
-            continue;
-        };
-        let value = match entry.result.as_str() {
-            "PASS" | "FAIL" => Value::String(entry.result.clone()),
-            _ => Value::Null,
-        };
-        gates.insert(gate_name(check), value);
-    }
-    let guard =
-        ["naming_convention", "target_policy"].map(|g| gates.get(g).and_then(Value::as_str));
-    ctx.state.guard_status = if guard.contains(&Some("FAIL")) {
-        GuardStatus::Fail
-    } else if guard.iter().all(|g| *g == Some("PASS")) {
-        GuardStatus::Pass
-    } else {
-        GuardStatus::Pending
-    };
-    ctx.gates = gates;
-}
-
-/// `check:branch-name` → `naming_convention`; other checks map dashes to underscores.
-pub fn gate_name(check: &str) -> String {
-    match check {
-        "branch-name" => "naming_convention".to_string(),
-        "target-branch" => "target_policy".to_string(),
-        "pipeline" => "pipeline_green".to_string(),
-        other => other.replace('-', "_"),
-    }
-}
-
 /// Merges this run's object into the stored one: the stored timeline first, our new
 /// entries appended and sealed; subject, trigger and timestamp are ours (we wrote last).
 pub fn merge(
@@ -184,27 +148,20 @@ pub fn merge(
         fresh.timeline.clear();
         let mut merged = Stored::new(fresh);
         merged.append(&ours.timeline, key)?;
-        derive_state(&mut merged.context);
+        derive(&mut merged.context);
         return Ok(merged);
     };
-    let mut merged = stored.clone();
-    if merged.append(&ours.timeline, key)? == 0 {
-        // Nothing new (the same step ran twice): the stored object stands as it is.
-        return Ok(stored);
+    let mut merged = stored;
+    if merged.append(&ours.timeline, key)? > 0 {
+        let ctx = &mut merged.context;
+        ctx.schema_version = ours.schema_version;
+        ctx.repository = ours.repository.clone();
+        ctx.timestamp = ours.timestamp.clone();
+        ctx.trigger = ours.trigger.clone();
+        ctx.subject = ours.subject.clone();
     }
-    let ctx = &mut merged.context;
-    ctx.schema_version = ours.schema_version;
-    ctx.repository = ours.repository.clone();
-    ctx.timestamp = ours.timestamp.clone();
-    ctx.trigger = ours.trigger.clone();
-    ctx.subject = ours.subject.clone();
-    if ours.state.review_status != ReviewStatus::Pending {
-        ctx.state.review_status = ours.state.review_status;
-    }
-    if ours.state.release_status != ReleaseStatus::Pending {
-        ctx.state.release_status = ours.state.release_status;
-    }
-    derive_state(ctx);
+    // Even when nothing was added (the same step ran twice): stored values are not trusted.
+    derive(&mut merged.context);
     Ok(merged)
 }
 

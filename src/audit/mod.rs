@@ -1,8 +1,10 @@
 //! The Context Object, its timeline, and tamper evidence (pure).
 
+pub mod adopt;
 pub mod canonical;
 pub mod chain;
 pub mod context;
+pub mod derive;
 pub mod ledger;
 mod number;
 pub mod timeline;

@@ -1,11 +1,10 @@
-//! Stage 1, the Sentry: `naming_convention` and `target_policy` over head and base names.
+//! Stage 1, the Sentry: the facts both branch gates look at (exemption, hidden
+//! characters, the rules the head matches) and the advice they share. The gates
+//! themselves are `branch_name.rs` and `target_branch.rs`.
 
-use super::{Fix, GateOutcome, Verdict};
-use crate::policy::{BranchPolicy, Rule};
+use super::{Check, Fix, GATES, GateOutcome, Verdict};
+use crate::policy::{BranchPolicy, NamePattern, Rule};
 use crate::render::text::{Message, invisible_chars, non_ascii_chars, shell_word};
-
-pub const NAMING: &str = "naming_convention";
-pub const TARGET: &str = "target_policy";
 
 /// What the guard looks at; all of it comes from the event and the base-branch policy.
 #[derive(Debug, Clone, Copy)]
@@ -20,153 +19,79 @@ pub struct GuardInput<'a> {
     pub policy_source: &'a str,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GuardDecision {
-    pub naming: GateOutcome,
-    pub target: GateOutcome,
+/// The input with what every branch gate needs worked out once.
+#[derive(Debug, Clone)]
+pub struct GuardFacts<'a> {
+    pub input: GuardInput<'a>,
+    /// The exempt glob the head matches: both gates pass.
+    pub exemption: Option<&'a NamePattern>,
+    /// Invisible or text-direction characters in the head (position, char): both fail.
+    pub hidden: Vec<(usize, char)>,
+    /// The rules whose pattern matches the head (empty when exempt or hidden).
+    pub rules: Vec<&'a Rule>,
 }
 
-impl GuardDecision {
-    pub fn passed(&self) -> bool {
-        self.naming.verdict == Verdict::Pass && self.target.verdict == Verdict::Pass
-    }
-
-    pub fn gates(&self) -> [&GateOutcome; 2] {
-        [&self.naming, &self.target]
-    }
-}
-
-pub fn decide(input: &GuardInput) -> GuardDecision {
-    if let Some(exempt) = input.policy.exemption(input.head) {
-        let message = Message::new()
-            .text("Branch ")
-            .value(input.head)
-            .text(" is exempt from the branch policy (matches exempt glob ")
-            .value(&exempt.glob)
-            .text(").");
-        return GuardDecision {
-            naming: pass(NAMING, "check:branch-name", message.clone()),
-            target: pass(TARGET, "check:target-branch", message),
+impl<'a> GuardFacts<'a> {
+    pub fn of(input: GuardInput<'a>) -> GuardFacts<'a> {
+        let exemption = input.policy.exemption(input.head);
+        let hidden = if exemption.is_some() {
+            Vec::new()
+        } else {
+            invisible_chars(input.head)
         };
+        let rules = if exemption.is_some() || !hidden.is_empty() {
+            Vec::new()
+        } else {
+            input.policy.matching_rules(input.head).collect()
+        };
+        GuardFacts {
+            input,
+            exemption,
+            hidden,
+            rules,
+        }
     }
-    let hidden = invisible_chars(input.head);
-    if !hidden.is_empty() {
-        return invisible_name(input, &hidden);
-    }
-    let rules: Vec<&Rule> = input.policy.matching_rules(input.head).collect();
-    if rules.is_empty() {
-        return no_rule_matches(input);
-    }
-    let naming = pass(
-        NAMING,
-        "check:branch-name",
-        Message::new()
-            .text("Branch ")
-            .value(input.head)
-            .text(format!(" matches rule {}.", rules[0].label())),
-    );
-    GuardDecision {
-        naming,
-        target: target_gate(input, &rules),
+
+    /// Why both gates pass without looking further.
+    pub fn exempt_message(&self) -> Option<Message> {
+        self.exemption.map(|exempt| {
+            Message::new()
+                .text("Branch ")
+                .value(self.input.head)
+                .text(" is exempt from the branch policy (matches exempt glob ")
+                .value(&exempt.glob)
+                .text(").")
+        })
     }
 }
 
-fn pass(gate: &'static str, action: &'static str, message: Message) -> GateOutcome {
-    GateOutcome {
-        gate,
-        action,
-        verdict: Verdict::Pass,
-        message,
-        fix: None,
-    }
+/// Every registered guard gate's decision, in registry order.
+pub fn evaluate(input: GuardInput) -> Vec<GateOutcome> {
+    let facts = GuardFacts::of(input);
+    GATES
+        .iter()
+        .filter_map(|gate| match gate.check {
+            Check::Guard(check) => check(&facts),
+        })
+        .collect()
 }
 
-fn fail(
-    gate: &'static str,
-    action: &'static str,
-    message: Message,
-    fix: Option<Fix>,
-) -> GateOutcome {
-    GateOutcome {
-        gate,
-        action,
-        verdict: Verdict::Fail,
-        message,
-        fix,
-    }
+pub fn passed(outcomes: &[GateOutcome]) -> bool {
+    outcomes.iter().all(|g| g.verdict == Verdict::Pass)
 }
 
-fn invisible_name(input: &GuardInput, hidden: &[(usize, char)]) -> GuardDecision {
-    let listed = hidden
+/// "U+202E at position 3, …" for the first few characters of a list.
+pub(super) fn list_chars(chars: &[(usize, char)]) -> String {
+    chars
         .iter()
         .take(5)
         .map(|(i, c)| format!("U+{:04X} at position {}", *c as u32, i + 1))
         .collect::<Vec<_>>()
-        .join(", ");
-    let message = Message::new()
-        .text("Branch ")
-        .value(input.head)
-        .text(format!(
-            " contains invisible or text-direction characters ({listed}), which can make one \
-             name look like another."
-        ));
-    let fix = rename_fix(input);
-    GuardDecision {
-        naming: fail(
-            NAMING,
-            "check:branch-name",
-            message.clone(),
-            Some(fix.clone()),
-        ),
-        target: fail(
-            TARGET,
-            "check:target-branch",
-            Message::new()
-                .text("Not checked: the head branch name ")
-                .value(input.head)
-                .text(" is not acceptable."),
-            Some(fix),
-        ),
-    }
-}
-
-fn no_rule_matches(input: &GuardInput) -> GuardDecision {
-    let allowed = input
-        .policy
-        .rules
-        .iter()
-        .map(|r| format!("{} → {}", r.shape, r.target_list()))
-        .collect::<Vec<_>>()
-        .join("; ");
-    let mut message = Message::new()
-        .text("Branch ")
-        .value(input.head)
-        .text(format!(
-            " matches no naming rule of the {}. Allowed: {allowed}.",
-            input.policy_source
-        ));
-    if let Some(hint) = hints(input) {
-        message = message.append(hint);
-    }
-    let fix = rename_fix(input);
-    GuardDecision {
-        naming: fail(NAMING, "check:branch-name", message, Some(fix.clone())),
-        target: fail(
-            TARGET,
-            "check:target-branch",
-            Message::new()
-                .text("Branch ")
-                .value(input.head)
-                .text(" matches no rule, so it may not target ")
-                .value(input.base)
-                .text("."),
-            Some(fix),
-        ),
-    }
+        .join(", ")
 }
 
 /// Why a name that looks right may still fail: letter case, look-alike characters.
-fn hints(input: &GuardInput) -> Option<Message> {
+pub(super) fn hints(input: &GuardInput) -> Option<Message> {
     let mut hint = Message::new();
     let mut any = false;
     if input.policy.case_sensitive {
@@ -188,12 +113,7 @@ fn hints(input: &GuardInput) -> Option<Message> {
     let foreign = non_ascii_chars(input.head);
     if !foreign.is_empty() {
         any = true;
-        let listed = foreign
-            .iter()
-            .take(5)
-            .map(|(i, c)| format!("U+{:04X} at position {}", *c as u32, i + 1))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let listed = list_chars(&foreign);
         hint = hint.text(format!(
             " It contains non-ASCII characters ({listed}) that may imitate ASCII letters."
         ));
@@ -210,7 +130,7 @@ fn suggested_rule<'a>(input: &GuardInput<'a>) -> Option<&'a Rule> {
 }
 
 /// Renaming a PR's head branch closes the PR, so the fix is rename + new PR.
-fn rename_fix(input: &GuardInput) -> Fix {
+pub(super) fn rename_fix(input: &GuardInput) -> Fix {
     let Some(rule) = suggested_rule(input) else {
         return Fix {
             advice: Message::new().text(
@@ -242,75 +162,6 @@ fn rename_fix(input: &GuardInput) -> Fix {
             format!("git push origin --delete {old}"),
         ],
     }
-}
-
-fn target_gate(input: &GuardInput, rules: &[&Rule]) -> GateOutcome {
-    let retargeted = input
-        .previous_base
-        .filter(|prev| *prev != input.base)
-        .map(|prev| {
-            Message::new()
-                .text(" (retargeted from ")
-                .value(prev)
-                .text(")")
-        });
-    if let Some(rule) = rules.iter().find(|r| r.allows_target(input.base)) {
-        let mut message = Message::new().text("Base ").value(input.base);
-        if let Some(r) = retargeted {
-            message = message.append(r);
-        }
-        return pass(
-            TARGET,
-            "check:target-branch",
-            message.text(format!(
-                " is allowed for this branch by rule {} (targets: {}).",
-                rule.label(),
-                rule.target_list()
-            )),
-        );
-    }
-    let rule = rules[0];
-    let allowed = rules
-        .iter()
-        .map(|r| r.target_list())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let mut message = Message::new()
-        .text("Branch ")
-        .value(input.head)
-        .text(format!(
-            " (rule {}) may target {allowed}, not ",
-            rule.label()
-        ))
-        .value(input.base);
-    if let Some(r) = retargeted {
-        message = message.append(r);
-    }
-    message = message.text(".");
-    if let Some(why) = &rule.message {
-        message = message.text(format!(" {why}"));
-    }
-    let new_base = rule
-        .targets
-        .first()
-        .map(|t| t.glob.clone())
-        .unwrap_or_default();
-    let fix = Fix {
-        advice: Message::new()
-            .text("change the base branch of this pull request to ")
-            .value(&new_base)
-            .text(" (Edit next to the title, or:)"),
-        commands: if new_base.contains('*') {
-            Vec::new()
-        } else {
-            vec![format!(
-                "gh pr edit {} --base {}",
-                input.pr_number,
-                shell_word(&new_base)
-            )]
-        },
-    };
-    fail(TARGET, "check:target-branch", message, Some(fix))
 }
 
 #[cfg(test)]

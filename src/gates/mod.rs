@@ -1,8 +1,103 @@
 //! Gate decisions: pure functions from facts to verdicts, messages and fixes.
+//!
+//! Every gate is one file holding one `GATE` constant (its name in the Context Object's
+//! `gates`, its timeline action, the policy key that configures it, and its check), and
+//! one line in [`register!`] below. The stages evaluate the registered gates of their
+//! kind; the ledger derives `gates` and stage statuses from the same registry.
 
 pub mod guard;
 
 use crate::render::text::Message;
+use crate::stage::Stage;
+
+/// Declares the gate modules and lists their `GATE`s, in the order they are evaluated
+/// and shown: adding a gate is its file plus its name here.
+macro_rules! register {
+    ($($gate:ident),* $(,)?) => {
+        $(mod $gate;)*
+        /// Every gate this build knows, in evaluation order.
+        pub static GATES: &[Gate] = &[$($gate::GATE),*];
+    };
+}
+
+register! {
+    branch_name,
+    target_branch,
+}
+
+/// A gate's identity and its check.
+#[derive(Debug)]
+pub struct Gate {
+    /// Key in the Context Object's `gates` (`naming_convention`).
+    pub name: &'static str,
+    /// Timeline action of its decisions (`check:branch-name`).
+    pub action: &'static str,
+    /// The policy key that configures it, for messages (`branches.rules`).
+    pub config_key: &'static str,
+    pub check: Check,
+}
+
+/// What a gate looks at, by stage. A check returns `None` when its policy section leaves
+/// it off (the gate did not run).
+#[derive(Debug, Clone, Copy)]
+pub enum Check {
+    Guard(fn(&guard::GuardFacts) -> Option<GateOutcome>),
+}
+
+impl Gate {
+    pub fn stage(&self) -> Stage {
+        match self.check {
+            Check::Guard(_) => Stage::Guard,
+        }
+    }
+
+    pub fn outcome(
+        &'static self,
+        verdict: Verdict,
+        message: Message,
+        fix: Option<Fix>,
+    ) -> GateOutcome {
+        GateOutcome {
+            gate: self.name,
+            action: self.action,
+            verdict,
+            message,
+            fix,
+        }
+    }
+
+    pub fn pass(&'static self, message: Message) -> GateOutcome {
+        self.outcome(Verdict::Pass, message, None)
+    }
+
+    pub fn fail(&'static self, message: Message, fix: Option<Fix>) -> GateOutcome {
+        self.outcome(Verdict::Fail, message, fix)
+    }
+}
+
+/// The registered gate a timeline action records, if any.
+pub fn by_action(action: &str) -> Option<&'static Gate> {
+    GATES.iter().find(|g| g.action == action)
+}
+
+/// The registered gates of one stage, in order.
+pub fn of_stage(stage: Stage) -> impl Iterator<Item = &'static Gate> {
+    GATES.iter().filter(move |g| g.stage() == stage)
+}
+
+/// The `gates` key a `check:` action fills: the registry's name, else (a gate a newer
+/// version wrote) the check's name with dashes as underscores.
+pub fn gate_key(action: &str) -> Option<String> {
+    let check = action.strip_prefix("check:")?;
+    Some(match by_action(action) {
+        Some(gate) => gate.name.to_string(),
+        None => match check {
+            // Named by SPEC before the release gate is registered here.
+            "pipeline" => "pipeline_green".to_string(),
+            other => other.replace('-', "_"),
+        },
+    })
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
@@ -67,4 +162,41 @@ pub fn distinct_fixes<'a>(gates: &[&'a GateOutcome]) -> Vec<(&'a GateOutcome, &'
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_registry_is_consistent() {
+        for (i, gate) in GATES.iter().enumerate() {
+            assert!(gate.action.starts_with("check:"), "{}", gate.name);
+            assert_eq!(gate_key(gate.action).as_deref(), Some(gate.name));
+            assert!(
+                GATES[..i]
+                    .iter()
+                    .all(|g| g.name != gate.name && g.action != gate.action),
+                "{} is registered twice",
+                gate.name
+            );
+        }
+        assert_eq!(
+            of_stage(Stage::Guard).map(|g| g.name).collect::<Vec<_>>(),
+            ["naming_convention", "target_policy"]
+        );
+    }
+
+    #[test]
+    fn unregistered_checks_map_dashes_to_underscores() {
+        assert_eq!(
+            gate_key("check:pipeline").as_deref(),
+            Some("pipeline_green")
+        );
+        assert_eq!(
+            gate_key("check:secret-scan").as_deref(),
+            Some("secret_scan")
+        );
+        assert_eq!(gate_key("action:comment"), None);
+    }
 }

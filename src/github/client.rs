@@ -1,6 +1,7 @@
 //! The transport: octocrab's HTTP stack (rustls, compiled-in roots, auth, base URI), our
 //! own retry policy, and error classification. Typed endpoints live in `rest.rs`.
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
 
@@ -22,7 +23,8 @@ pub struct GitHubConfig {
     pub graphql_url: String,
     pub token: Option<String>,
     pub retry: RetryPolicy,
-    /// A dry run: the client sends no POST, not even GraphQL queries.
+    /// A dry run: the client refuses every write (REST writes, GraphQL mutations)
+    /// without sending it.
     pub read_only: bool,
 }
 
@@ -59,9 +61,18 @@ impl Reply {
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum ApiError {
+    /// A write asked of a read-only client (a dry run): nothing was sent.
+    #[error("{what}: not sent (dry run: no write call is made)")]
+    ReadOnly { what: String },
     #[error("{what}: not found (404)")]
     NotFound { what: String },
-    /// 401/403 that is not a rate limit: the token lacks a permission (fork PRs get a
+    /// 401: the token is not valid at all; no permission would help.
+    #[error(
+        "{what}: 401 {message}. The token is invalid, expired or revoked: check the secret \
+         passed as `github-token`/`release-token` (an unset secret is an empty input)"
+    )]
+    BadCredentials { what: String, message: String },
+    /// 403 that is not a rate limit: the token lacks a permission (fork PRs get a
     /// read-only token).
     #[error(
         "{what}: {status} {message}. The token lacks a permission: grant it in the workflow's \
@@ -115,6 +126,11 @@ pub struct GitHub {
     writes: AtomicU32,
     identity: tokio::sync::OnceCell<Option<super::Identity>>,
     read_only: bool,
+    /// Set when a request gave up because the server could not be reached or did not
+    /// answer in time: later requests fail at once instead of waiting all over again.
+    unreachable: Mutex<Option<String>>,
+    /// Redacted from every message built from a reply (a proxy may echo the token).
+    token: Option<String>,
 }
 
 impl GitHub {
@@ -130,6 +146,8 @@ impl GitHub {
             writes: AtomicU32::new(0),
             identity: tokio::sync::OnceCell::new(),
             read_only: config.read_only,
+            unreachable: Mutex::new(None),
+            token: config.token.clone(),
         })
     }
 
@@ -185,6 +203,10 @@ impl GitHub {
         what: &str,
         payload: &Value,
     ) -> Result<T, ApiError> {
+        let is_mutation = payload
+            .get("query")
+            .and_then(Value::as_str)
+            .is_some_and(is_graphql_mutation);
         let reply = self
             .call_on(
                 &self.graphql,
@@ -193,7 +215,7 @@ impl GitHub {
                 &self.graphql_path,
                 Some(payload),
                 None,
-                false,
+                is_mutation,
             )
             .await?;
         #[derive(serde::Deserialize)]
@@ -208,12 +230,14 @@ impl GitHub {
             _ => Err(ApiError::Rejected {
                 what: what.to_string(),
                 status: reply.status.as_u16(),
-                message: envelope
-                    .errors
-                    .iter()
-                    .filter_map(|e| e.get("message").and_then(Value::as_str))
-                    .collect::<Vec<_>>()
-                    .join("; "),
+                message: self.redact(
+                    &envelope
+                        .errors
+                        .iter()
+                        .filter_map(|e| e.get("message").and_then(Value::as_str))
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                ),
             }),
         }
     }
@@ -242,6 +266,18 @@ impl GitHub {
         accept: Option<&str>,
         is_write: bool,
     ) -> Result<Reply, ApiError> {
+        if is_write && self.read_only {
+            return Err(ApiError::ReadOnly {
+                what: what.to_string(),
+            });
+        }
+        if let Some(why) = self.unreachable.lock().ok().and_then(|u| u.clone()) {
+            return Err(ApiError::Unavailable {
+                what: what.to_string(),
+                attempts: 0,
+                message: format!("not tried: an earlier request of this run gave up ({why})"),
+            });
+        }
         let outcome = retry(self.retry, |_| {
             let method = method.clone();
             async move {
@@ -250,11 +286,24 @@ impl GitHub {
                     self.writes.fetch_add(1, Ordering::Relaxed);
                 }
                 let reply = send(client, method, path, body, accept.unwrap_or(ACCEPT_JSON)).await?;
-                classify(reply)
+                classify(reply, self.token.as_deref())
             }
         })
         .await;
-        outcome.map_err(|gave_up| give_up(what, gave_up))
+        outcome.map_err(|gave_up| {
+            if gave_up.last.retryable
+                && gave_up.last.status.is_none()
+                && let Ok(mut unreachable) = self.unreachable.lock()
+            {
+                *unreachable = Some(gave_up.last.message.clone());
+            }
+            give_up(what, gave_up)
+        })
+    }
+
+    /// `text` with this client's token and anything shaped like a token replaced.
+    pub fn redact(&self, text: &str) -> String {
+        crate::secrets::redact(text, self.token.as_deref())
     }
 }
 
@@ -305,8 +354,10 @@ async fn send(
     execute(client, request, MAX_API_BODY).await
 }
 
-/// API replies beyond this are not GitHub's (audit zips included, which are far smaller).
-const MAX_API_BODY: usize = 256 << 20;
+/// API replies beyond this are not GitHub's: the largest page the product reads is 100
+/// comments of at most 65,536 characters (about 26 MB in the worst UTF-8); audit zips
+/// are far smaller. A reply beyond it is a final failure, never retried.
+const MAX_API_BODY: usize = 32 << 20;
 
 /// One request through octocrab's stack, the reply read in full up to `max_body` bytes.
 pub(crate) async fn execute(
@@ -321,7 +372,18 @@ pub(crate) async fn execute(
     let (parts, body) = response.into_parts();
     let body = http_body_util::BodyExt::collect(http_body_util::Limited::new(body, max_body))
         .await
-        .map_err(|e| Failure::transient(format!("reading the response failed: {e}"), None))?
+        .map_err(|e| {
+            if e.downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some()
+            {
+                Failure::fatal(format!(
+                    "the reply is larger than {} MiB, more than any reply this product reads",
+                    max_body >> 20
+                ))
+            } else {
+                Failure::transient(format!("reading the response failed: {e}"), None)
+            }
+        })?
         .to_bytes();
     Ok(Reply {
         status: parts.status,
@@ -342,12 +404,12 @@ pub(crate) fn innermost(e: &(dyn std::error::Error + 'static)) -> String {
 }
 
 /// Non-2xx replies become failures: retryable for 5xx and rate limits, final otherwise.
-fn classify(reply: Reply) -> Result<Reply, Failure> {
+fn classify(reply: Reply, token: Option<&str>) -> Result<Reply, Failure> {
     let status = reply.status;
     if status.is_success() {
         return Ok(reply);
     }
-    let message = error_message(&reply);
+    let message = crate::secrets::redact(&error_message(&reply), token);
     let retry_after = reply
         .headers
         .get(header::RETRY_AFTER)
@@ -376,6 +438,19 @@ fn classify(reply: Reply) -> Result<Reply, Failure> {
         status: Some(status.as_u16()),
         message,
     })
+}
+
+/// A GraphQL document whose (first) operation is a mutation.
+fn is_graphql_mutation(query: &str) -> bool {
+    let mut rest = query.trim_start();
+    // Leading comments (`# …`) are allowed before the operation.
+    while let Some(stripped) = rest.strip_prefix('#') {
+        rest = stripped
+            .split_once('\n')
+            .map_or("", |(_, r)| r)
+            .trim_start();
+    }
+    rest.starts_with("mutation")
 }
 
 /// `x-ratelimit-reset` is an epoch second; wait until then (capped by the policy).
@@ -421,7 +496,8 @@ fn give_up(what: &str, gave_up: GaveUp) -> ApiError {
             },
         },
         Some(404) => ApiError::NotFound { what },
-        Some(status @ (401 | 403)) => ApiError::Forbidden {
+        Some(401) => ApiError::BadCredentials { what, message },
+        Some(status @ 403) => ApiError::Forbidden {
             what,
             status,
             message,

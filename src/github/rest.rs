@@ -33,17 +33,6 @@ impl Comment {
     pub fn body(&self) -> &str {
         self.body.as_deref().unwrap_or("")
     }
-
-    /// Written by `me`, or — when the token's login is unknown — by some bot account.
-    pub fn is_by(&self, me: Option<&Identity>) -> bool {
-        match me {
-            Some(me) => me.is(self.author()),
-            None => self
-                .user
-                .as_ref()
-                .is_some_and(|u| u.kind == "Bot" && u.login.ends_with("[bot]")),
-        }
-    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -178,18 +167,59 @@ impl GitHub {
         .map(|_| ())
     }
 
+    pub async fn add_label(&self, issue: u64, label: &str) -> Result<(), ApiError> {
+        let url = self.repo_path(&format!("/issues/{issue}/labels"));
+        self.send_json(
+            &format!("labelling #{issue}"),
+            Method::POST,
+            &url,
+            &json!({ "labels": [label] }),
+        )
+        .await
+        .map(|_| ())
+    }
+
+    /// 404 when the label is not set (GitHub's answer), which callers take as done.
+    pub async fn remove_label(&self, issue: u64, label: &str) -> Result<(), ApiError> {
+        let url = self.repo_path(&format!("/issues/{issue}/labels/{}", encode(label)));
+        self.delete(&format!("removing a label from #{issue}"), &url)
+            .await
+            .map(|_| ())
+    }
+
+    /// Merges with `sha` as guard (GitHub answers 409 when the head moved); returns the
+    /// merge commit's SHA.
+    pub async fn merge_pull(
+        &self,
+        number: u64,
+        sha: &str,
+        method: crate::policy::MergeMethod,
+    ) -> Result<String, ApiError> {
+        #[derive(Deserialize)]
+        struct Merged {
+            #[serde(default)]
+            sha: String,
+        }
+        let what = format!("merging pull request #{number}");
+        let url = self.repo_path(&format!("/pulls/{number}/merge"));
+        let reply = self
+            .send_json(
+                &what,
+                Method::PUT,
+                &url,
+                &json!({ "sha": sha, "merge_method": method.as_str() }),
+            )
+            .await?;
+        Ok(reply.json::<Merged>(&what)?.sha)
+    }
+
     /// The token's own login, asked once per run: GraphQL `viewer` (works for app and
     /// Actions tokens), else REST `/user` (user tokens); `None` when neither answers.
     ///
-    /// A read-only client (dry run) sends no POST at all, GraphQL queries included, so
-    /// that "no write call" holds even for whoever counts POSTs.
     pub async fn identity(&self) -> Option<Identity> {
         self.identity_cell()
             .get_or_init(|| async {
-                let viewer = match self.is_read_only() {
-                    true => None,
-                    false => self.viewer_login().await.ok(),
-                };
+                let viewer = self.viewer_login().await.ok();
                 match viewer {
                     Some(login) => Some(Identity { login }),
                     None => self.rest_user_login().await.map(|login| Identity { login }),

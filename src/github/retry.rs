@@ -3,7 +3,18 @@
 use std::future::Future;
 use std::time::Duration;
 
-/// How often and how long to retry. The defaults keep a failing run under about a minute.
+use tokio::time::Instant;
+
+/// How long one request may take, reply body included: a server that drips bytes must
+/// not keep a run alive (a read timeout alone restarts with every byte).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Every request and wait of a run ends before this much time has passed since it
+/// started (SPEC.md: all waiting together stays under 5 minutes).
+pub const RUN_BUDGET: Duration = Duration::from_secs(270);
+
+/// How often and how long to retry. The defaults keep a failing call under about a
+/// minute, and the deadline keeps a whole run under [`RUN_BUDGET`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
     pub max_attempts: u32,
@@ -11,6 +22,8 @@ pub struct RetryPolicy {
     pub base_delay: Duration,
     /// Longest single wait; a `Retry-After` beyond it ends the retries at once.
     pub max_delay: Duration,
+    /// When the run's time is up: no request starts and no wait ends after it.
+    pub deadline: Option<Instant>,
 }
 
 impl Default for RetryPolicy {
@@ -19,6 +32,7 @@ impl Default for RetryPolicy {
             max_attempts: 5,
             base_delay: Duration::from_millis(500),
             max_delay: Duration::from_secs(60),
+            deadline: None,
         }
     }
 }
@@ -31,6 +45,24 @@ impl RetryPolicy {
             policy.base_delay = Duration::from_millis(ms);
         }
         policy
+    }
+
+    /// The same policy, ending `budget` from now.
+    pub fn with_budget(mut self, budget: Duration) -> Self {
+        self.deadline = Some(Instant::now() + budget);
+        self
+    }
+
+    /// Time left before the deadline (`None`: no deadline).
+    pub fn remaining(&self) -> Option<Duration> {
+        self.deadline
+            .map(|d| d.saturating_duration_since(Instant::now()))
+    }
+
+    /// How long the next request may take: [`REQUEST_TIMEOUT`], or less near the deadline.
+    pub fn request_timeout(&self) -> Duration {
+        self.remaining()
+            .map_or(REQUEST_TIMEOUT, |left| left.min(REQUEST_TIMEOUT))
     }
 
     fn backoff(&self, failed_attempts: u32) -> Duration {
@@ -88,10 +120,26 @@ where
 {
     let mut attempt = 0;
     loop {
+        if policy.remaining() == Some(Duration::ZERO) {
+            return Err(GaveUp {
+                attempts: attempt,
+                last: Failure::transient(out_of_time(), None),
+            });
+        }
         attempt += 1;
-        let failure = match op(attempt).await {
-            Ok(value) => return Ok(value),
-            Err(failure) => failure,
+        let failure = match tokio::time::timeout(policy.request_timeout(), op(attempt)).await {
+            Ok(Ok(value)) => return Ok(value),
+            Ok(Err(failure)) => failure,
+            Err(_) => Failure::transient(
+                format!(
+                    "no complete reply within {} s",
+                    policy
+                        .request_timeout()
+                        .max(Duration::from_secs(1))
+                        .as_secs()
+                ),
+                None,
+            ),
         };
         if !failure.retryable || attempt >= policy.max_attempts {
             return Err(GaveUp {
@@ -117,8 +165,24 @@ where
             Some(after) => after,
             None => policy.backoff(attempt),
         };
+        if policy.remaining().is_some_and(|left| wait >= left) {
+            return Err(GaveUp {
+                attempts: attempt,
+                last: Failure {
+                    message: format!("{}; {}", failure.message, out_of_time()),
+                    ..failure
+                },
+            });
+        }
         tokio::time::sleep(wait).await;
     }
+}
+
+fn out_of_time() -> String {
+    format!(
+        "the run's {} s budget for waiting on remote services is spent",
+        RUN_BUDGET.as_secs()
+    )
 }
 
 /// Parses `Retry-After` in its delta-seconds form; GitHub never sends the date form.
@@ -136,6 +200,7 @@ mod tests {
             max_attempts: 4,
             base_delay: Duration::from_millis(1),
             max_delay: Duration::from_secs(2),
+            deadline: None,
         }
     }
 
@@ -199,10 +264,31 @@ mod tests {
             max_attempts: 10,
             base_delay: Duration::from_millis(100),
             max_delay: Duration::from_millis(500),
+            deadline: None,
         };
         assert!(p.backoff(1) >= Duration::from_millis(100));
         assert!(p.backoff(1) <= Duration::from_millis(150));
         assert_eq!(p.backoff(8), Duration::from_millis(500));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_hanging_request_times_out_and_the_deadline_ends_the_retries() {
+        let policy = RetryPolicy {
+            max_attempts: 100,
+            ..fast()
+        }
+        .with_budget(Duration::from_secs(95));
+        let started = Instant::now();
+        let out: Result<(), _> = retry(policy, |_| std::future::pending()).await;
+        let gave_up = out.unwrap_err();
+        let waited = started.elapsed();
+        assert!(waited <= Duration::from_secs(95), "{waited:?}");
+        assert_eq!(gave_up.attempts, 4, "30 + 30 + 30 + the 5 s left");
+        assert!(
+            gave_up.last.message.contains("budget"),
+            "{}",
+            gave_up.last.message
+        );
     }
 
     #[test]

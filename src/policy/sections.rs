@@ -80,6 +80,17 @@ pub enum MergeMethod {
     Rebase,
 }
 
+impl MergeMethod {
+    /// The REST API's `merge_method` value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MergeMethod::Merge => "merge",
+            MergeMethod::Squash => "squash",
+            MergeMethod::Rebase => "rebase",
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Release {

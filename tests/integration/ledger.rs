@@ -284,13 +284,15 @@ async fn api_calls_per_run_by_case() {
     }
     let gh = FakeGitHub::start().await;
     gh.policy("master", None).await;
-    // 1. The first run creates the comment.
+    // 1. The first run finds no comment, so it looks for a previous audit artifact (a
+    //    deleted comment must not restart the chain silently), then creates the comment.
     run_guard(&gh, "1").run().await.assert_code(1);
     assert_eq!(
         ledger_calls(&gh).await,
         [
             "POST /graphql",
             "GET /repos/Codertocat/Hello-World/issues/2/comments",
+            "GET /repos/Codertocat/Hello-World/actions/artifacts",
             "POST /repos/Codertocat/Hello-World/issues/2/comments",
             "GET /repos/Codertocat/Hello-World/issues/comments/5001"
         ]
@@ -327,7 +329,8 @@ async fn api_calls_per_run_by_case() {
             .count(),
         4
     );
-    // 4. A dry run reads and writes nothing.
+    // 4. A dry run reads (the identity is a GraphQL query, not a mutation) and writes
+    //    nothing.
     gh.remount().await;
     run_guard(&gh, "4")
         .input("dry-run", "true")
@@ -337,7 +340,7 @@ async fn api_calls_per_run_by_case() {
     assert_eq!(
         ledger_calls(&gh).await,
         [
-            "GET /user",
+            "POST /graphql",
             "GET /repos/Codertocat/Hello-World/issues/2/comments"
         ]
     );

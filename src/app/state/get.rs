@@ -29,7 +29,7 @@ pub async fn run(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
         .map_or("", |s| s.html_url.as_str());
     settings
         .runner
-        .set_outputs(&outputs(&latest.selection.state, url))?;
+        .set_outputs(&outputs(&latest.selection.state, url).pairs())?;
     if settings.json {
         println!("{}", report::get_json(&read));
     } else if !settings.in_actions {

@@ -11,12 +11,13 @@ mod report;
 pub use get::run as get;
 pub use put::run as put;
 
-use super::{github_client, load_event, pending_outputs, repository_of};
+use super::{github_client, load_event, repository_of};
 use crate::agent_state::AgentState;
 use crate::error::{Error, Result};
 use crate::event::Event;
 use crate::github::{GitHub, RepoName};
 use crate::settings::Settings;
+use crate::stage::{Output, Outputs};
 
 /// The issue a state command works on, and a client for its repository.
 struct Target {
@@ -54,7 +55,7 @@ impl Target {
             },
         };
         let repo = repository_of(settings, event.as_ref())?;
-        let gh = github_client(settings, &repo)?.ok_or_else(|| {
+        let gh = github_client(settings, &repo, settings.token.as_ref())?.ok_or_else(|| {
             Error::Usage(format!(
                 "input `github-token` is empty: `{command}` reads the issue through the GitHub \
                  API (in a workflow the default `${{{{ github.token }}}}` is enough; on the CLI \
@@ -67,30 +68,28 @@ impl Target {
 
 /// `state-*` outputs (empty for fields the block leaves out), plus `PENDING` for the
 /// PR stages that did not run.
-fn outputs(state: &AgentState, comment_url: &str) -> Vec<(&'static str, String)> {
+fn outputs(state: &AgentState, comment_url: &str) -> Outputs {
     let text = |v: &Option<String>| v.clone().unwrap_or_default();
-    let mut out = pending_outputs();
-    out.extend([
-        ("state-intent", text(&state.intent)),
-        ("state-step", text(&state.step)),
-        (
-            "state-progress",
+    let mut out = Outputs::pending();
+    out.set(Output::StateIntent, text(&state.intent))
+        .set(Output::StateStep, text(&state.step))
+        .set(
+            Output::StateProgress,
             state
                 .progress
                 .map(|p| p.value().to_string())
                 .unwrap_or_default(),
-        ),
-        (
-            "state-memory",
+        )
+        .set(
+            Output::StateMemory,
             state
                 .memory
                 .as_ref()
                 .map(|m| m.to_compact_string())
                 .unwrap_or_default(),
-        ),
-        ("state-next-action", text(&state.next_action)),
-        ("state-agent", text(&state.agent)),
-        ("state-comment-url", comment_url.to_string()),
-    ]);
+        )
+        .set(Output::StateNextAction, text(&state.next_action))
+        .set(Output::StateAgent, text(&state.agent))
+        .set(Output::StateCommentUrl, comment_url);
     out
 }

@@ -63,7 +63,7 @@ pub async fn run(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
         .append_summary(&put_report::put_markdown(&put))?;
     settings
         .runner
-        .set_outputs(&outputs(&rendered.state, written.url()))?;
+        .set_outputs(&outputs(&rendered.state, written.url()).pairs())?;
     if settings.json {
         println!("{}", put_report::put_json(&put));
     } else if !settings.in_actions {

@@ -1,7 +1,25 @@
 use super::*;
 use crate::policy::Policy;
 
-fn decide_with(policy: &Policy, head: &str, base: &str) -> GuardDecision {
+/// Both branch gates' outcomes, by name.
+struct Decided {
+    naming: GateOutcome,
+    target: GateOutcome,
+}
+
+fn decide(input: &GuardInput) -> Decided {
+    let mut outcomes = evaluate(*input).into_iter();
+    let naming = outcomes.next().unwrap();
+    let target = outcomes.next().unwrap();
+    assert_eq!(
+        (naming.gate, target.gate),
+        ("naming_convention", "target_policy")
+    );
+    assert!(outcomes.next().is_none());
+    Decided { naming, target }
+}
+
+fn decide_with(policy: &Policy, head: &str, base: &str) -> Decided {
     decide(&GuardInput {
         pr_number: 7,
         head,
@@ -12,7 +30,7 @@ fn decide_with(policy: &Policy, head: &str, base: &str) -> GuardDecision {
     })
 }
 
-fn verdicts(d: &GuardDecision) -> (&'static str, &'static str) {
+fn verdicts(d: &Decided) -> (&'static str, &'static str) {
     (d.naming.verdict.as_str(), d.target.verdict.as_str())
 }
 

@@ -74,34 +74,61 @@ pub async fn download_previous(
     pr_number: u64,
     options: &DownloadOptions,
 ) -> Result<Option<Downloaded>, ArtifactError> {
+    download_first(gh, pr_number, options, 1, |found| Some(found.clone())).await
+}
+
+/// Downloads the newest unexpired `audit-PR-<n>` artifacts one by one, at most `tries`
+/// of them, until `accept` takes one; `None` when none was taken.
+pub async fn download_first<T>(
+    gh: &GitHub,
+    pr_number: u64,
+    options: &DownloadOptions,
+    tries: usize,
+    mut accept: impl FnMut(&Downloaded) -> Option<T>,
+) -> Result<Option<T>, ArtifactError> {
     let name = artifact_name(pr_number);
     let listed = list(gh, &name).await?;
-    let Some(chosen) = choose(listed, &name, options.exclude_run_id) else {
-        return Ok(None);
-    };
+    for chosen in newest(listed, &name, options.exclude_run_id)
+        .into_iter()
+        .take(tries)
+    {
+        let found = fetch_checked(gh, &chosen, pr_number, options).await?;
+        if let Some(taken) = accept(&found) {
+            return Ok(Some(taken));
+        }
+    }
+    Ok(None)
+}
+
+async fn fetch_checked(
+    gh: &GitHub,
+    chosen: &Listed,
+    pr_number: u64,
+    options: &DownloadOptions,
+) -> Result<Downloaded, ArtifactError> {
     if chosen.size_in_bytes > options.max_zip_bytes {
         return Err(too_large(
-            &chosen,
+            chosen,
             chosen.size_in_bytes,
             options.max_zip_bytes,
         ));
     }
-    let zip = fetch(gh, &chosen).await?;
+    let zip = fetch(gh, chosen).await?;
     if zip.len() as u64 > options.max_zip_bytes {
-        return Err(too_large(&chosen, zip.len() as u64, options.max_zip_bytes));
+        return Err(too_large(chosen, zip.len() as u64, options.max_zip_bytes));
     }
-    verify_digest(&chosen, &zip)?;
+    verify_digest(chosen, &zip)?;
     let json = read_audit_file(&zip, pr_number, options.max_json_bytes).map_err(|message| {
         ArtifactError::BadArchive {
             id: chosen.id,
             message,
         }
     })?;
-    Ok(Some(Downloaded {
+    Ok(Downloaded {
         artifact_id: chosen.id,
-        run_id: chosen.workflow_run.and_then(|r| r.id),
+        run_id: chosen.workflow_run.as_ref().and_then(|r| r.id),
         json,
-    }))
+    })
 }
 
 /// Every page of `GET /repos/{o}/{r}/actions/artifacts?name=…` (`Link: rel="next"`).
@@ -110,21 +137,29 @@ async fn list(gh: &GitHub, name: &str) -> Result<Vec<Listed>, ArtifactError> {
         "/actions/artifacts?name={}&per_page=100",
         encode(name)
     ));
-    let pages: Vec<Page> = gh
+    let pages: Vec<Page> = match gh
         .get_pages(&format!("listing artifacts named {name}"), url, MAX_PAGES)
         .await
-        .map_err(api_error)?;
+    {
+        Ok(pages) => pages,
+        // Servers without the Actions artifacts API (some GHES setups) have none to offer.
+        Err(ApiError::NotFound { .. }) => Vec::new(),
+        Err(e) => return Err(api_error(e)),
+    };
     Ok(pages.into_iter().flat_map(|p| p.artifacts).collect())
 }
 
-fn choose(listed: Vec<Listed>, name: &str, exclude_run_id: Option<u64>) -> Option<Listed> {
-    listed
+/// Unexpired artifacts of that name from other runs, newest (highest id) first.
+fn newest(listed: Vec<Listed>, name: &str, exclude_run_id: Option<u64>) -> Vec<Listed> {
+    let mut kept: Vec<Listed> = listed
         .into_iter()
         .filter(|a| a.name == name && !a.expired)
         .filter(|a| {
             exclude_run_id.is_none() || a.workflow_run.as_ref().and_then(|r| r.id) != exclude_run_id
         })
-        .max_by_key(|a| a.id)
+        .collect();
+    kept.sort_by_key(|a| std::cmp::Reverse(a.id));
+    kept
 }
 
 /// `GET …/artifacts/{id}/zip` answers 302 to a short-lived blob URL; octocrab follows it and
@@ -201,9 +236,10 @@ mod tests {
             listed(7, 70, false),
             listed(8, 80, false),
         ];
-        assert_eq!(choose(all.clone(), "audit-PR-1", None).unwrap().id, 8);
-        assert_eq!(choose(all.clone(), "audit-PR-1", Some(80)).unwrap().id, 7);
-        assert!(choose(all, "audit-PR-2", None).is_none());
+        let ids = |v: Vec<Listed>| v.iter().map(|a| a.id).collect::<Vec<_>>();
+        assert_eq!(ids(newest(all.clone(), "audit-PR-1", None)), [8, 7, 5]);
+        assert_eq!(ids(newest(all.clone(), "audit-PR-1", Some(80))), [7, 5]);
+        assert!(newest(all, "audit-PR-2", None).is_empty());
     }
 
     #[test]

@@ -379,12 +379,17 @@ impl FakeGitHub {
             .collect()
     }
 
-    /// Requests other than the ledger's own (identity, comment list/read/write).
+    /// Requests other than the ledger's own (identity, comment list/read/write, the
+    /// previous audit artifacts).
     pub async fn non_ledger_requests(&self) -> Vec<String> {
         self.requests()
             .await
             .into_iter()
-            .filter(|r| !r.ends_with("/graphql") && !r.contains("/comments"))
+            .filter(|r| {
+                !r.ends_with("/graphql")
+                    && !r.contains("/comments")
+                    && !r.contains("/actions/artifacts")
+            })
             .collect()
     }
 

@@ -1,0 +1,200 @@
+//! The one effect executor: performs the effects stages asked for, in order, and says
+//! what became of each. Dry runs, missing tokens, read-only tokens (a refusal is a
+//! warning, not a failure), the release token (merges only) and oversized comments are
+//! handled here and nowhere else; retries live in the client.
+
+use super::marked_comment::{self, FindError, Once};
+use crate::audit::ledger::COMMENT_LIMIT;
+use crate::event::PullRequest;
+use crate::github::{ApiError, GitHub};
+use crate::render::text::Message;
+use crate::stage::{Effect, EffectReport, EffectResult};
+
+pub struct Executor<'a> {
+    /// The workflow token's client (`github-token`).
+    pub gh: Option<&'a GitHub>,
+    /// The release token's client: merges, and nothing else.
+    pub release: Option<&'a GitHub>,
+    pub dry_run: bool,
+    /// The pull request the effects are about, for the read-only explanation.
+    pub pr: Option<&'a PullRequest>,
+}
+
+impl Executor<'_> {
+    pub async fn run(&self, effects: &[Effect]) -> Vec<EffectReport> {
+        let mut reports: Vec<EffectReport> = Vec::new();
+        for effect in effects {
+            let result = match reports.last() {
+                Some(previous) if effect.needs_previous() && !previous.in_place() => {
+                    EffectResult::Skipped(Message::new().text(format!(
+                        "not done: would {}, but {} did not happen first",
+                        effect.describe(),
+                        previous.action
+                    )))
+                }
+                _ => self.perform(effect).await,
+            };
+            reports.push(EffectReport::new(effect.action(), result));
+        }
+        reports
+    }
+
+    async fn perform(&self, effect: &Effect) -> EffectResult {
+        if self.dry_run {
+            return skipped(format!("dry run: would {}", effect.describe()));
+        }
+        let client = if effect.needs_release_token() {
+            self.release.ok_or_else(|| {
+                format!(
+                    "no `release-token`: would {}; only the release token may merge",
+                    effect.describe()
+                )
+            })
+        } else {
+            self.gh.ok_or_else(|| {
+                format!(
+                    "no `github-token`: would {}; nothing can be written",
+                    effect.describe()
+                )
+            })
+        };
+        let gh = match client {
+            Ok(gh) => gh,
+            Err(why) => return skipped(why),
+        };
+        match apply(gh, effect).await {
+            Ok(result) => result,
+            Err(e) => self.classify(effect, e),
+        }
+    }
+
+    fn classify(&self, effect: &Effect, e: Failure) -> EffectResult {
+        match e {
+            Failure::Api(ApiError::ReadOnly { .. }) => {
+                skipped(format!("dry run: would {}", effect.describe()))
+            }
+            Failure::Api(e) if e.is_forbidden() => EffectResult::Refused(
+                Message::new()
+                    .text(format!("would {}: ", effect.describe()))
+                    .append(read_only(self.pr, effect.needs_release_token())),
+            ),
+            Failure::Api(e) => EffectResult::Failed(Message::new().text(e.to_string())),
+            Failure::Identity(why) => EffectResult::Skipped(
+                Message::new().text(format!("would {}, but {why}", effect.describe())),
+            ),
+        }
+    }
+}
+
+enum Failure {
+    Api(ApiError),
+    Identity(String),
+}
+
+impl From<ApiError> for Failure {
+    fn from(e: ApiError) -> Self {
+        Failure::Api(e)
+    }
+}
+
+impl From<FindError> for Failure {
+    fn from(e: FindError) -> Self {
+        match e {
+            FindError::Api(e) => Failure::Api(e),
+            FindError::UnknownIdentity => Failure::Identity(e.to_string()),
+        }
+    }
+}
+
+async fn apply(gh: &GitHub, effect: &Effect) -> Result<EffectResult, Failure> {
+    Ok(match effect {
+        Effect::CommentOnce {
+            issue,
+            marker,
+            body,
+        } => match marked_comment::post_once(gh, *issue, marker, &fit(body)).await? {
+            Once::Posted(c) => done(Message::new().text("posted: ").link(&c.html_url)),
+            Once::Present(c) => {
+                EffectResult::Unchanged(Message::new().text("already posted: ").link(&c.html_url))
+            }
+        },
+        Effect::ClosePr { number } => {
+            gh.close_pull(*number).await?;
+            done(Message::new().text(format!("closed #{number}")))
+        }
+        Effect::AddLabel { issue, label } => {
+            gh.add_label(*issue, label).await?;
+            done(Message::new().text("added ").value(label))
+        }
+        Effect::RemoveLabel { issue, label } => match gh.remove_label(*issue, label).await {
+            Ok(()) => done(Message::new().text("removed ").value(label)),
+            Err(ApiError::NotFound { .. }) => {
+                EffectResult::Unchanged(Message::new().text("not set: ").value(label))
+            }
+            Err(e) => return Err(e.into()),
+        },
+        Effect::Merge {
+            number,
+            sha,
+            method,
+        } => {
+            let merged = gh.merge_pull(*number, sha, *method).await?;
+            done(Message::new().text(format!(
+                "merged #{number} ({}) as {merged}",
+                method.as_str()
+            )))
+        }
+    })
+}
+
+/// A comment body GitHub accepts: one over the limit is cut (with a note saying so)
+/// rather than refused with 422, which would leave a closed PR without its explanation.
+pub fn fit(body: &str) -> String {
+    const NOTE: &str =
+        "\n\n… (cut to fit GitHub's comment limit; the job summary has the whole text)\n";
+    let limit = COMMENT_LIMIT - 512;
+    if body.chars().count() <= limit {
+        return body.to_string();
+    }
+    let keep: String = body.chars().take(limit - NOTE.chars().count()).collect();
+    keep + NOTE
+}
+
+fn done(message: Message) -> EffectResult {
+    EffectResult::Done(message)
+}
+
+fn skipped(why: String) -> EffectResult {
+    EffectResult::Skipped(Message::new().text(why))
+}
+
+/// Why a write was refused, and what to do about it.
+fn read_only(pr: Option<&PullRequest>, release: bool) -> Message {
+    let why = if release {
+        "the release token may not merge: it needs `contents: write` and `pull-requests: \
+         write` on this repository"
+    } else if pr.is_some_and(PullRequest::is_from_fork) {
+        "the token is read-only (pull requests from forks get a read-only GITHUB_TOKEN on \
+         `pull_request`); the verdict and the check still stand. Evaluate on `pull_request` and \
+         apply on `workflow_run` (see the README's two-phase example), or use \
+         `pull_request_target` (council never runs PR code)"
+    } else {
+        "the token may not write: grant `pull-requests: write` and `issues: write` in the \
+         workflow's `permissions:`; the verdict and the check still stand"
+    };
+    Message::new().text(why)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_oversized_body_is_cut_under_the_limit_with_a_note() {
+        let body = "x".repeat(100_000);
+        let fitted = fit(&body);
+        assert!(fitted.chars().count() <= COMMENT_LIMIT - 512);
+        assert!(fitted.ends_with("the job summary has the whole text)\n"));
+        assert_eq!(fit("short"), "short");
+    }
+}

@@ -1,0 +1,225 @@
+//! The one end of every pull-request run, whatever stages ran: perform the effects the
+//! stages asked for, seal the timeline onto the ledger, write the audit file, upload it,
+//! then annotations, summary and outputs, and the exit code, decided in one place.
+//! Nothing here fails the run by returning early: a failed effect is reported and the
+//! verdict's code and outputs stand.
+
+use super::audit_file;
+use super::effects::Executor;
+use super::ledger::Ledger;
+use super::upload::{Upload, upload};
+use super::{now, run_url};
+use crate::audit::ContextObject;
+use crate::audit::ledger::Links;
+use crate::error::{Error, Outcome};
+use crate::event::{Event, PullRequest};
+use crate::gates::Verdict;
+use crate::github::artifact::artifact_name;
+use crate::github::{GitHub, RepoName};
+use crate::render::summary::{self, RunReport};
+use crate::render::text::{Message, escape_text};
+use crate::runner::Level;
+use crate::settings::Settings;
+use crate::stage::result::{entries, outcome};
+use crate::stage::{EffectReport, EffectResult, Output, Outputs, Stage, StageResult};
+
+/// Everything a pull-request run acts with.
+pub struct PrRun<'a> {
+    pub settings: &'a Settings,
+    pub event: &'a Event,
+    pub repo: &'a RepoName,
+    pub pr: &'a PullRequest,
+    /// The workflow token's client (`None`: no token, nothing is read or written).
+    pub gh: Option<&'a GitHub>,
+    /// The release token's client: merges only.
+    pub release: Option<&'a GitHub>,
+}
+
+/// Where an annotation about an effect comes from.
+struct Done {
+    title: String,
+    report: EffectReport,
+}
+
+pub async fn finish(
+    run: &PrRun<'_>,
+    results: Vec<StageResult>,
+    unfinished: Option<Error>,
+) -> Outcome {
+    let settings = run.settings;
+    let executor = Executor {
+        gh: run.gh,
+        release: run.release,
+        dry_run: settings.dry_run,
+        pr: Some(run.pr),
+    };
+    let mut reports = Vec::with_capacity(results.len());
+    for result in &results {
+        reports.push(executor.run(&result.effects).await);
+    }
+    let time = now();
+    let mut ours = ContextObject::new(&run.repo.full(), run.pr, &run.event.trigger(), &time);
+    ours.append(entries(
+        &results,
+        &reports,
+        &settings.run,
+        &run.pr.head_sha,
+        &time,
+    ));
+    let mut done: Vec<Done> = results
+        .iter()
+        .zip(reports)
+        .flat_map(|(result, reports)| {
+            reports.into_iter().map(move |report| Done {
+                title: format!("council {}", result.stage),
+                report,
+            })
+        })
+        .collect();
+
+    let ledger = Ledger {
+        settings,
+        gh: run.gh,
+        pr: run.pr,
+        links: Links {
+            run_url: run_url(settings, run.repo),
+            artifact: Some(artifact_name(run.pr.number)),
+        },
+        stage: results.first().map_or(Stage::Guard, |r| r.stage),
+    };
+    let persisted = ledger.persist(&ours).await;
+    for warning in &persisted.warnings {
+        settings
+            .runner
+            .annotate(Level::Warning, "council ledger", warning);
+    }
+    done.extend(persisted.effect.map(|report| Done {
+        title: "council ledger".to_string(),
+        report,
+    }));
+    let context = persisted.context;
+
+    let mut notes: Vec<Message> = results.iter().flat_map(|r| r.notes.clone()).collect();
+    if let Some(gh) = run.gh {
+        notes.push(Message::new().text(format!("GitHub API requests: {}", gh.requests())));
+    }
+    let audit_path = match audit_file::write(
+        &settings.workspace,
+        &context.context_id,
+        &context.to_pretty_json(),
+    ) {
+        Ok(path) => {
+            notes.push(Message::new().text("audit file: ").value(&path));
+            Some(path)
+        }
+        Err(why) => {
+            done.push(Done {
+                title: "council audit file".to_string(),
+                report: EffectReport::new(
+                    "action:write-audit",
+                    EffectResult::Failed(Message::new().text(why)),
+                ),
+            });
+            None
+        }
+    };
+    notes.extend(persisted.notes);
+    let mut artifact_id = String::new();
+    if audit_path.is_some() {
+        match upload(settings, run.pr.number, &context).await {
+            Upload::Done(id, report) => {
+                artifact_id = id;
+                done.push(Done {
+                    title: "council artifact".to_string(),
+                    report,
+                });
+            }
+            Upload::Off(why) => notes.push(Message::new().text(why)),
+            Upload::Skipped(why) => {
+                settings
+                    .runner
+                    .annotate(Level::Notice, "council artifact", &why);
+                notes.push(Message::new().text(format!("artifact not uploaded: {why}")));
+            }
+            Upload::Failed(report) => done.push(Done {
+                title: "council artifact".to_string(),
+                report,
+            }),
+        }
+    }
+
+    if settings.in_actions {
+        announce(settings, &results, &done);
+    }
+    if let Some(e) = &unfinished {
+        settings
+            .runner
+            .annotate(Level::Error, e.title(), &e.to_string());
+    }
+    let effects: Vec<EffectReport> = done.into_iter().map(|d| d.report).collect();
+    let report = RunReport {
+        pr: run.pr,
+        stages: &results,
+        effects: &effects,
+        notes,
+    };
+    let mut markdown = summary::markdown(&report);
+    if let Some(e) = &unfinished {
+        markdown.push_str(&format!(
+            "\n### agent-council · error\n\n{}\n",
+            escape_text(&e.to_string())
+        ));
+    }
+    let mut outputs = Outputs::of_results(&results);
+    outputs
+        .set(Output::Context, context.to_compact_json())
+        .set(Output::AuditPath, audit_path.unwrap_or_default())
+        .set(Output::ArtifactId, artifact_id);
+    // Outputs first: a summary that cannot be written must not cost the outputs.
+    if let Err(e) = settings.runner.set_outputs(&outputs.pairs()) {
+        settings
+            .runner
+            .annotate(Level::Warning, "council outputs", &e.to_string());
+    }
+    if let Err(e) = settings.runner.append_summary(&markdown) {
+        settings
+            .runner
+            .annotate(Level::Warning, "council summary", &e.to_string());
+    }
+    if !settings.in_actions {
+        print!("{}", summary::plain(&report));
+    }
+    outcome(
+        &results,
+        effects.iter().any(EffectReport::failed),
+        unfinished.map(|e| e.exit_code()),
+    )
+}
+
+/// One error annotation per failed gate, naming the rule and the fix; a warning for a
+/// refused or failed effect, a notice for a skipped one.
+fn announce(settings: &Settings, results: &[StageResult], done: &[Done]) {
+    for result in results {
+        for gate in &result.gates {
+            if gate.verdict == Verdict::Fail {
+                settings.runner.annotate(
+                    Level::Error,
+                    &format!("council {}: {} ({})", result.stage, gate.gate, gate.action),
+                    &gate.timeline_message(),
+                );
+            }
+        }
+    }
+    for d in done {
+        let level = match d.report.result {
+            EffectResult::Done(_) | EffectResult::Unchanged(_) => continue,
+            EffectResult::Skipped(_) => Level::Notice,
+            EffectResult::Refused(_) | EffectResult::Failed(_) => Level::Warning,
+        };
+        settings.runner.annotate(
+            level,
+            &format!("{}: {}", d.title, d.report.action),
+            &d.report.message().plain(),
+        );
+    }
+}

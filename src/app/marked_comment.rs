@@ -1,0 +1,104 @@
+//! Our marked comments on an issue or pull request: found by their hidden marker *and*
+//! their author (the token's own identity, never "some bot"), created or edited only
+//! when the body changes, duplicates from racing runs folded into the oldest. Used by
+//! the ledger (the Context Object comment) and by once-only comments (the close-on-fail
+//! explanation).
+
+use crate::github::{ApiError, Comment, GitHub};
+
+#[derive(Debug)]
+pub enum FindError {
+    Api(ApiError),
+    /// The token's login could not be found (GraphQL `viewer` and REST `/user` both
+    /// failed): no comment is taken for ours, none is edited.
+    UnknownIdentity,
+}
+
+impl std::fmt::Display for FindError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FindError::Api(e) => e.fmt(f),
+            FindError::UnknownIdentity => f.write_str(
+                "the token's own login could not be established (GraphQL `viewer` and REST \
+                 `/user` both failed), so no comment can be proven to be ours: none is read \
+                 back or edited",
+            ),
+        }
+    }
+}
+
+/// Our comments that start with `marker`, oldest first.
+pub async fn find(gh: &GitHub, issue: u64, marker: &str) -> Result<Vec<Comment>, FindError> {
+    let identity = gh.identity().await.ok_or(FindError::UnknownIdentity)?;
+    Ok(gh
+        .list_comments(issue)
+        .await
+        .map_err(FindError::Api)?
+        .into_iter()
+        .filter(|c| c.body().starts_with(marker) && identity.is(c.author()))
+        .collect())
+}
+
+/// Edits `existing` (only when its body differs: an unchanged re-run notifies nobody)
+/// or creates a new comment.
+pub async fn write(
+    gh: &GitHub,
+    issue: u64,
+    existing: Option<&Comment>,
+    body: &str,
+) -> Result<Comment, ApiError> {
+    match existing {
+        Some(c) if c.body() == body => Ok(c.clone()),
+        Some(c) => gh.update_comment(c.id, body).await,
+        None => gh.create_comment(issue, body).await,
+    }
+}
+
+/// Deletes our duplicates; returns a warning per one that stays.
+pub async fn delete(gh: &GitHub, duplicates: &[&Comment]) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for dup in duplicates {
+        if let Err(e) = gh.delete_comment(dup.id).await {
+            warnings.push(format!(
+                "a duplicate comment ({}) could not be deleted: {e}",
+                dup.html_url
+            ));
+        }
+    }
+    warnings
+}
+
+/// What became of a once-only comment.
+#[derive(Debug)]
+pub enum Once {
+    Posted(Comment),
+    /// Ours was already there (posted by an earlier run, or by a run racing this one).
+    Present(Comment),
+}
+
+/// Posts `body` unless a comment of ours with `marker` exists. Two runs racing may both
+/// post: after posting, the newest of ours is deleted again, so the oldest stays.
+pub async fn post_once(
+    gh: &GitHub,
+    issue: u64,
+    marker: &str,
+    body: &str,
+) -> Result<Once, FindError> {
+    let ours = find(gh, issue, marker).await?;
+    if let Some(existing) = ours.into_iter().next() {
+        return Ok(Once::Present(existing));
+    }
+    let posted = gh
+        .create_comment(issue, body)
+        .await
+        .map_err(FindError::Api)?;
+    let now = find(gh, issue, marker).await?;
+    match now.first() {
+        Some(oldest) if oldest.id != posted.id => {
+            // Best effort: a leftover duplicate is only noise, never a wrong decision.
+            let _ = gh.delete_comment(posted.id).await;
+            Ok(Once::Present(oldest.clone()))
+        }
+        _ => Ok(Once::Posted(posted)),
+    }
+}

@@ -1,0 +1,301 @@
+//! `state` and `gates` of a Context Object, recomputed from its timeline (pure).
+//!
+//! The stored values are never trusted: anyone who can edit the comment can edit them,
+//! while the timeline is hash-chained (and signed with a key). SPEC.md's rules:
+//! `gates.<gate>` is the `result` of the newest `check:` entry for it (`null` when none,
+//! or when that result is neither PASS nor FAIL); a stage's status comes from its newest
+//! decision (the check entries of its newest run) on the newest head SHA it ran on.
+
+use serde_json::{Map, Value};
+
+use super::context::{
+    BASE_GATES, ContextObject, Entry, GuardStatus, ReleaseStatus, ReviewStatus, StageState,
+};
+use crate::gates::gate_key;
+use crate::stage::Stage;
+
+/// The facts of one entry that derivation reads.
+pub trait Fact {
+    fn agent(&self) -> &str;
+    fn action(&self) -> &str;
+    fn result(&self) -> &str;
+    fn sha(&self) -> &str;
+    fn run(&self) -> (&str, u64);
+}
+
+impl Fact for Entry {
+    fn agent(&self) -> &str {
+        &self.agent
+    }
+    fn action(&self) -> &str {
+        &self.action
+    }
+    fn result(&self) -> &str {
+        &self.result
+    }
+    fn sha(&self) -> &str {
+        &self.sha
+    }
+    fn run(&self) -> (&str, u64) {
+        (&self.run_id, self.run_attempt)
+    }
+}
+
+/// Recomputes `ctx.state` and `ctx.gates` from `ctx.timeline`.
+pub fn derive(ctx: &mut ContextObject) {
+    let (state, gates) = derived(&ctx.timeline);
+    ctx.state = state;
+    ctx.gates = gates;
+}
+
+/// The `state` and `gates` a timeline implies.
+pub fn derived<F: Fact>(timeline: &[F]) -> (StageState, Map<String, Value>) {
+    (stage_state(timeline), gates(timeline))
+}
+
+pub fn gates<F: Fact>(timeline: &[F]) -> Map<String, Value> {
+    let mut gates: Map<String, Value> = BASE_GATES
+        .iter()
+        .map(|g| (g.to_string(), Value::Null))
+        .collect();
+    for entry in timeline {
+        if let Some(key) = gate_key(entry.action()) {
+            gates.insert(key, verdict(entry.result()));
+        }
+    }
+    gates
+}
+
+fn verdict(result: &str) -> Value {
+    match result {
+        "PASS" | "FAIL" => Value::String(result.to_string()),
+        _ => Value::Null,
+    }
+}
+
+pub fn stage_state<F: Fact>(timeline: &[F]) -> StageState {
+    let guard = match decision(timeline, Stage::Guard).verdict() {
+        Some(true) => GuardStatus::Pass,
+        Some(false) => GuardStatus::Fail,
+        None => GuardStatus::Pending,
+    };
+    let review = match decision(timeline, Stage::Review).verdict() {
+        Some(true) => ReviewStatus::Approved,
+        Some(false) => ReviewStatus::ChangesRequested,
+        None => ReviewStatus::Pending,
+    };
+    StageState {
+        guard_status: guard,
+        review_status: review,
+        release_status: release_status(timeline),
+    }
+}
+
+/// The entries of a stage's newest decision.
+pub struct Decision<'a, F> {
+    entries: Vec<&'a F>,
+}
+
+impl<F: Fact> Decision<'_, F> {
+    /// `Some(true)` when every check passed, `Some(false)` when one failed, `None` when
+    /// no check decided (none ran, or all are pending).
+    pub fn verdict(&self) -> Option<bool> {
+        let checks = self.checks();
+        if checks.iter().any(|e| e.result() == "FAIL") {
+            Some(false)
+        } else if !checks.is_empty() && checks.iter().all(|e| e.result() == "PASS") {
+            Some(true)
+        } else {
+            None
+        }
+    }
+
+    pub fn checks(&self) -> Vec<&F> {
+        self.entries
+            .iter()
+            .copied()
+            .filter(|e| e.action().starts_with("check:"))
+            .collect()
+    }
+
+    pub fn entries(&self) -> &[&F] {
+        &self.entries
+    }
+
+    /// The head SHA the decision was made on (empty when the stage never decided).
+    pub fn sha(&self) -> &str {
+        self.entries.first().map_or("", |e| e.sha())
+    }
+}
+
+/// The stage's newest decision: its newest `check:` entry fixes the head SHA and the
+/// run (id and attempt); the decision is every entry of that agent in that run on that
+/// SHA.
+pub fn decision<F: Fact>(timeline: &[F], stage: Stage) -> Decision<'_, F> {
+    let Some(agent) = stage.agent() else {
+        return Decision {
+            entries: Vec::new(),
+        };
+    };
+    let newest = timeline
+        .iter()
+        .rev()
+        .find(|e| e.agent() == agent && e.action().starts_with("check:"));
+    let entries = match newest {
+        None => Vec::new(),
+        Some(newest) => timeline
+            .iter()
+            .filter(|e| e.agent() == agent && e.sha() == newest.sha() && e.run() == newest.run())
+            .collect(),
+    };
+    Decision { entries }
+}
+
+/// A merge or a revert, once done, is the release's status for good; otherwise the
+/// newest decision: every check passed and no merge was attempted (no release token) is
+/// ELIGIBLE, anything else is waiting.
+fn release_status<F: Fact>(timeline: &[F]) -> ReleaseStatus {
+    let done = |action: &str| {
+        timeline
+            .iter()
+            .any(|e| e.agent() == "agent_release" && e.action() == action && e.result() == "DONE")
+    };
+    if done("action:revert") {
+        return ReleaseStatus::RolledBack;
+    }
+    if done("action:merge") {
+        return ReleaseStatus::Merged;
+    }
+    let decision = decision(timeline, Stage::Release);
+    let merge_tried = decision
+        .entries()
+        .iter()
+        .any(|e| e.action() == "action:merge" && e.result() != "SKIPPED");
+    match decision.verdict() {
+        Some(true) if !merge_tried => ReleaseStatus::Eligible,
+        _ => ReleaseStatus::Pending,
+    }
+}
+
+/// An `agent_review` approval recorded for `sha`: the newest review decision on that
+/// SHA passed. A label alone may outlive a push; this may not.
+pub fn review_approved_for<F: Fact>(timeline: &[F], sha: &str) -> bool {
+    let review = decision(timeline, Stage::Review);
+    review.sha() == sha && review.verdict() == Some(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct E(
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+        &'static str,
+    );
+
+    impl Fact for E {
+        fn agent(&self) -> &str {
+            self.0
+        }
+        fn action(&self) -> &str {
+            self.1
+        }
+        fn result(&self) -> &str {
+            self.2
+        }
+        fn sha(&self) -> &str {
+            self.3
+        }
+        fn run(&self) -> (&str, u64) {
+            (self.4, 1)
+        }
+    }
+
+    const G: &str = "agent_guard";
+    const R: &str = "agent_review";
+
+    #[test]
+    fn gates_follow_the_newest_check_and_start_from_the_seed_shape() {
+        let t = [
+            E(G, "check:branch-name", "FAIL", "a", "1"),
+            E(G, "check:branch-name", "PASS", "b", "2"),
+            E(R, "check:secret-scan", "SKIPPED", "b", "2"),
+        ];
+        let g = gates(&t);
+        assert_eq!(
+            serde_json::to_string(&g).unwrap(),
+            r#"{"naming_convention":"PASS","target_policy":null,"doc_coverage":null,"pipeline_green":null,"secret_scan":null}"#
+        );
+    }
+
+    #[test]
+    fn a_stage_status_is_its_newest_run_on_its_newest_sha() {
+        let t = [
+            E(G, "check:branch-name", "FAIL", "a", "1"),
+            E(G, "check:target-branch", "FAIL", "a", "1"),
+            E(G, "check:branch-name", "PASS", "b", "2"),
+            E(G, "check:target-branch", "PASS", "b", "2"),
+            E(G, "action:comment", "FAILED", "b", "2"),
+        ];
+        assert_eq!(stage_state(&t).guard_status, GuardStatus::Pass);
+        let t = [
+            E(G, "check:branch-name", "PASS", "b", "2"),
+            E(G, "check:target-branch", "PASS", "b", "2"),
+            E(G, "check:branch-name", "PASS", "b", "3"),
+            E(G, "check:target-branch", "FAIL", "b", "3"),
+        ];
+        assert_eq!(stage_state(&t).guard_status, GuardStatus::Fail);
+        assert_eq!(stage_state(&t).review_status, ReviewStatus::Pending);
+    }
+
+    #[test]
+    fn review_approval_is_bound_to_the_head_sha() {
+        let t = [
+            E(R, "check:secret-scan", "PASS", "old", "1"),
+            E(R, "check:diff-size", "PASS", "old", "1"),
+        ];
+        assert!(review_approved_for(&t, "old"));
+        assert!(!review_approved_for(&t, "new"));
+        assert_eq!(stage_state(&t).review_status, ReviewStatus::Approved);
+        let t = [
+            E(R, "check:secret-scan", "PASS", "old", "1"),
+            E(R, "check:secret-scan", "FAIL", "new", "2"),
+        ];
+        assert!(!review_approved_for(&t, "new"));
+        assert_eq!(
+            stage_state(&t).review_status,
+            ReviewStatus::ChangesRequested
+        );
+    }
+
+    #[test]
+    fn release_status_from_effects_and_checks() {
+        const L: &str = "agent_release";
+        let waiting = [E(L, "check:pipeline", "PENDING", "s", "1")];
+        assert_eq!(release_status(&waiting), ReleaseStatus::Pending);
+        let eligible = [
+            E(L, "check:pipeline", "PASS", "s", "1"),
+            E(L, "action:merge", "SKIPPED", "s", "1"),
+        ];
+        assert_eq!(release_status(&eligible), ReleaseStatus::Eligible);
+        let moved = [
+            E(L, "check:pipeline", "PASS", "s", "1"),
+            E(L, "action:merge", "FAILED", "s", "1"),
+        ];
+        assert_eq!(release_status(&moved), ReleaseStatus::Pending);
+        let merged = [
+            E(L, "check:pipeline", "PASS", "s", "1"),
+            E(L, "action:merge", "DONE", "s", "1"),
+            E(L, "check:pipeline", "FAIL", "m", "2"),
+        ];
+        assert_eq!(release_status(&merged), ReleaseStatus::Merged);
+        let reverted = [
+            E(L, "action:merge", "DONE", "s", "1"),
+            E(L, "action:revert", "DONE", "m", "2"),
+        ];
+        assert_eq!(release_status(&reverted), ReleaseStatus::RolledBack);
+    }
+}

@@ -1,0 +1,58 @@
+//! `naming_convention`: the head branch matches a rule of the branch policy.
+
+use super::guard::{GuardFacts, hints, list_chars, rename_fix};
+use super::{Check, Gate, GateOutcome};
+use crate::render::text::Message;
+
+pub const GATE: Gate = Gate {
+    name: "naming_convention",
+    action: "check:branch-name",
+    config_key: "branches.rules",
+    check: Check::Guard(check),
+};
+
+fn check(facts: &GuardFacts) -> Option<GateOutcome> {
+    let input = &facts.input;
+    if let Some(message) = facts.exempt_message() {
+        return Some(GATE.pass(message));
+    }
+    if !facts.hidden.is_empty() {
+        let message = Message::new()
+            .text("Branch ")
+            .value(input.head)
+            .text(format!(
+                " contains invisible or text-direction characters ({}), which can make one \
+                 name look like another.",
+                list_chars(&facts.hidden)
+            ));
+        return Some(GATE.fail(message, Some(rename_fix(input))));
+    }
+    let Some(rule) = facts.rules.first() else {
+        let allowed = input
+            .policy
+            .rules
+            .iter()
+            .map(|r| format!("{} → {}", r.shape, r.target_list()))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let mut message = Message::new()
+            .text("Branch ")
+            .value(input.head)
+            .text(format!(
+                " matches no naming rule of the {}. Allowed: {allowed}.",
+                input.policy_source
+            ));
+        if let Some(hint) = hints(input) {
+            message = message.append(hint);
+        }
+        return Some(GATE.fail(message, Some(rename_fix(input))));
+    };
+    Some(
+        GATE.pass(
+            Message::new()
+                .text("Branch ")
+                .value(input.head)
+                .text(format!(" matches rule {}.", rule.label())),
+        ),
+    )
+}

@@ -1,0 +1,134 @@
+//! Effects as data: what a stage wants done to GitHub, and what became of it. Stages
+//! only return [`Effect`]s; one executor (`app::effects`) performs them, so dry runs,
+//! read-only tokens, the release token and retries are handled in one place.
+
+use crate::policy::MergeMethod;
+use crate::render::text::Message;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Effect {
+    /// A comment that is posted once: a comment of ours that starts with `marker`
+    /// already being there counts as done (the close-on-fail explanation).
+    CommentOnce {
+        issue: u64,
+        marker: String,
+        body: String,
+    },
+    /// Close the pull request; only after the effect before it (its explanation) is
+    /// in place, so that nobody's pull request is closed without a word.
+    ClosePr {
+        number: u64,
+    },
+    AddLabel {
+        issue: u64,
+        label: String,
+    },
+    RemoveLabel {
+        issue: u64,
+        label: String,
+    },
+    /// Merge with the head SHA as guard: a push landing meanwhile fails the merge.
+    Merge {
+        number: u64,
+        sha: String,
+        method: MergeMethod,
+    },
+}
+
+impl Effect {
+    /// The timeline action that records it.
+    pub fn action(&self) -> &'static str {
+        match self {
+            Effect::CommentOnce { .. } => "action:comment",
+            Effect::ClosePr { .. } => "action:close-pr",
+            Effect::AddLabel { .. } | Effect::RemoveLabel { .. } => "action:label",
+            Effect::Merge { .. } => "action:merge",
+        }
+    }
+
+    /// Only merges (and, later, reverts) may use the release token.
+    pub fn needs_release_token(&self) -> bool {
+        matches!(self, Effect::Merge { .. })
+    }
+
+    /// Performed only when the effect before it in the same stage is in place.
+    pub fn needs_previous(&self) -> bool {
+        matches!(self, Effect::ClosePr { .. })
+    }
+
+    /// What it would do, for "dry run: would …" and "skipped: …" messages.
+    pub fn describe(&self) -> String {
+        match self {
+            Effect::CommentOnce { issue, .. } => {
+                format!("explain the failure in a comment on #{issue}")
+            }
+            Effect::ClosePr { number } => format!("close pull request #{number}"),
+            Effect::AddLabel { issue, label } => format!("add the label `{label}` to #{issue}"),
+            Effect::RemoveLabel { issue, label } => {
+                format!("remove the label `{label}` from #{issue}")
+            }
+            Effect::Merge { number, method, .. } => {
+                format!("merge pull request #{number} ({})", method.as_str())
+            }
+        }
+    }
+}
+
+/// What happened to one effect (or to the ledger comment, the audit file, the upload).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EffectReport {
+    /// Timeline action, e.g. `action:close-pr`.
+    pub action: &'static str,
+    pub result: EffectResult,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EffectResult {
+    Done(Message),
+    /// Already in place (the comment is there, the label is set): nothing to do.
+    Unchanged(Message),
+    /// Not attempted: dry run, no token, or a precondition not met.
+    Skipped(Message),
+    /// The token may not write (fork pull requests get a read-only token): a warning.
+    Refused(Message),
+    Failed(Message),
+}
+
+impl EffectReport {
+    pub fn new(action: &'static str, result: EffectResult) -> EffectReport {
+        EffectReport { action, result }
+    }
+
+    /// The timeline `result`.
+    pub fn result_str(&self) -> &'static str {
+        match self.result {
+            EffectResult::Done(_) => "DONE",
+            EffectResult::Unchanged(_) | EffectResult::Skipped(_) | EffectResult::Refused(_) => {
+                "SKIPPED"
+            }
+            EffectResult::Failed(_) => "FAILED",
+        }
+    }
+
+    pub fn message(&self) -> &Message {
+        match &self.result {
+            EffectResult::Done(m)
+            | EffectResult::Unchanged(m)
+            | EffectResult::Skipped(m)
+            | EffectResult::Refused(m)
+            | EffectResult::Failed(m) => m,
+        }
+    }
+
+    pub fn failed(&self) -> bool {
+        matches!(self.result, EffectResult::Failed(_))
+    }
+
+    /// Done or already in place: what a following effect may rely on.
+    pub fn in_place(&self) -> bool {
+        matches!(
+            self.result,
+            EffectResult::Done(_) | EffectResult::Unchanged(_)
+        )
+    }
+}

@@ -1,0 +1,160 @@
+//! The action's outputs by name, typed: every writer goes through [`Outputs`], and a test
+//! keeps [`Output::ALL`] equal to SPEC.md's list and action.yml's `outputs:`.
+
+use super::Stage;
+use super::result::StageResult;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Output {
+    GuardStatus,
+    ReviewStatus,
+    ReleaseStatus,
+    Context,
+    AuditPath,
+    ArtifactId,
+    StateIntent,
+    StateStep,
+    StateProgress,
+    StateMemory,
+    StateNextAction,
+    StateAgent,
+    StatePlan,
+    StateInputRequest,
+    StateCommentUrl,
+    RecommendedAgent,
+}
+
+impl Output {
+    pub const ALL: [Output; 16] = [
+        Output::GuardStatus,
+        Output::ReviewStatus,
+        Output::ReleaseStatus,
+        Output::Context,
+        Output::AuditPath,
+        Output::ArtifactId,
+        Output::StateIntent,
+        Output::StateStep,
+        Output::StateProgress,
+        Output::StateMemory,
+        Output::StateNextAction,
+        Output::StateAgent,
+        Output::StatePlan,
+        Output::StateInputRequest,
+        Output::StateCommentUrl,
+        Output::RecommendedAgent,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Output::GuardStatus => "guard-status",
+            Output::ReviewStatus => "review-status",
+            Output::ReleaseStatus => "release-status",
+            Output::Context => "context",
+            Output::AuditPath => "audit-path",
+            Output::ArtifactId => "artifact-id",
+            Output::StateIntent => "state-intent",
+            Output::StateStep => "state-step",
+            Output::StateProgress => "state-progress",
+            Output::StateMemory => "state-memory",
+            Output::StateNextAction => "state-next-action",
+            Output::StateAgent => "state-agent",
+            Output::StatePlan => "state-plan",
+            Output::StateInputRequest => "state-input-request",
+            Output::StateCommentUrl => "state-comment-url",
+            Output::RecommendedAgent => "recommended-agent",
+        }
+    }
+
+    /// The status output of a pipeline stage.
+    pub fn status_of(stage: Stage) -> Option<Output> {
+        match stage {
+            Stage::Guard => Some(Output::GuardStatus),
+            Stage::Review => Some(Output::ReviewStatus),
+            Stage::Release => Some(Output::ReleaseStatus),
+            _ => None,
+        }
+    }
+}
+
+/// Outputs of one run; a later `set` of the same output replaces the earlier value.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outputs {
+    values: Vec<(Output, String)>,
+}
+
+impl Outputs {
+    /// What every run reports at least: stages that did not run are `PENDING`, and
+    /// nothing was uploaded.
+    pub fn pending() -> Outputs {
+        let mut out = Outputs::default();
+        for stage in Stage::PIPELINE {
+            if let Some(output) = Output::status_of(stage) {
+                out.set(output, "PENDING");
+            }
+        }
+        out.set(Output::ArtifactId, "");
+        out
+    }
+
+    /// `pending()` with the status of every stage that ran.
+    pub fn of_results(results: &[StageResult]) -> Outputs {
+        let mut out = Outputs::pending();
+        for result in results {
+            if let Some(output) = Output::status_of(result.stage) {
+                out.set(output, result.status.as_str());
+            }
+        }
+        out
+    }
+
+    pub fn set(&mut self, output: Output, value: impl Into<String>) -> &mut Outputs {
+        let value = value.into();
+        match self.values.iter_mut().find(|(o, _)| *o == output) {
+            Some(slot) => slot.1 = value,
+            None => self.values.push((output, value)),
+        }
+        self
+    }
+
+    pub fn get(&self, output: Output) -> Option<&str> {
+        self.values
+            .iter()
+            .find(|(o, _)| *o == output)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// `(name, value)` pairs in the order they were first set.
+    pub fn pairs(&self) -> Vec<(&'static str, String)> {
+        self.values
+            .iter()
+            .map(|(o, v)| (o.name(), v.clone()))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pending_outputs_and_replacement() {
+        let mut out = Outputs::pending();
+        out.set(Output::GuardStatus, "PASS");
+        assert_eq!(
+            out.pairs(),
+            vec![
+                ("guard-status", "PASS".to_string()),
+                ("review-status", "PENDING".to_string()),
+                ("release-status", "PENDING".to_string()),
+                ("artifact-id", String::new()),
+            ]
+        );
+    }
+
+    #[test]
+    fn names_are_distinct() {
+        for (i, o) in Output::ALL.iter().enumerate() {
+            assert!(Output::ALL[..i].iter().all(|p| p.name() != o.name()));
+        }
+    }
+}
