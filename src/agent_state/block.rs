@@ -33,7 +33,7 @@ use crate::agent_state::xml::{
     capture_element, check_attributes, describe, disallowed, element_name, escape_into,
     is_ignorable_space, next_event, position, read_text, reader, resolve_reference, stray,
 };
-use crate::markdown::{normalize_newlines, show_hidden};
+use crate::chars::{normalize_newlines, show_hidden};
 use crate::secrets::{SecretMatch, find_secrets};
 
 /// The root element name.

@@ -26,7 +26,8 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use crate::agent_state::block::{AgentState, BlockError, MAX_BLOCK_BYTES, parse_block};
-use crate::markdown::{Context, Layout, normalize_newlines, strip_bom};
+use crate::chars::normalize_newlines;
+use crate::markdown::{Context, Layout, strip_bom};
 
 const OPEN: &str = "<agent-state";
 const CLOSE: &str = "</agent-state";

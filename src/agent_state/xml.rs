@@ -7,7 +7,7 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::reader::Reader;
 
 use crate::agent_state::block::{BlockError, ROOT};
-use crate::markdown::{is_hidden_char, show_hidden};
+use crate::chars::{is_hidden_char, show_hidden};
 
 pub(crate) fn reader(xml: &str) -> Reader<&[u8]> {
     let mut reader = Reader::from_str(xml);
