@@ -1,6 +1,7 @@
 //! Character-level facts about untrusted text, shared by the readers (`markdown`,
 //! `agent_state`) and the renderers (`render::text`): which characters hide, how to show
-//! them, and one newline form. It sits below both so that neither depends on the other.
+//! them, which ones a reader may trim, and one newline form. It sits below both so that
+//! neither depends on the other.
 
 use std::borrow::Cow;
 
@@ -37,6 +38,12 @@ pub fn show_hidden(text: &str, max_chars: usize) -> String {
         }
     }
     out
+}
+
+/// Whitespace that a reader trims around values: Unicode whitespace (NBSP included)
+/// and a stray BOM, which editors and API clients leave in pasted text.
+pub fn is_ignorable_space(c: char) -> bool {
+    c.is_whitespace() || c == '\u{feff}'
 }
 
 /// Turns CRLF and lone CR into LF, so that offsets and rules work on one newline.

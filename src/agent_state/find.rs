@@ -25,7 +25,9 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use crate::agent_state::block::{AgentState, BlockError, MAX_BLOCK_BYTES, parse_block};
+use crate::agent_state::error::{BlockError, MAX_BLOCK_BYTES};
+use crate::agent_state::model::AgentState;
+use crate::agent_state::parse::parse_block;
 use crate::chars::normalize_newlines;
 use crate::markdown::{Context, Layout, strip_bom};
 
@@ -380,7 +382,7 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn scanning_never_panics(body in crate::agent_state::block::tests::hostile_text()) {
+        fn scanning_never_panics(body in crate::agent_state::testing::hostile_text()) {
             let _ = scan_comment(&body);
             let _ = scan_comment(&format!("```\n{body}\n```\n{BLOCK}{body}"));
         }

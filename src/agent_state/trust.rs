@@ -16,8 +16,8 @@
 
 use serde::Serialize;
 
-use crate::agent_state::block::AgentState;
 use crate::agent_state::find::{count_blocks, scan_comment};
+use crate::agent_state::model::AgentState;
 
 const TRUSTED_ASSOCIATIONS: [&str; 3] = ["OWNER", "MEMBER", "COLLABORATOR"];
 
