@@ -8,6 +8,7 @@
 //! - `model`: the state a block carries, valid by construction;
 //! - `xml`: the XML rules on top of quick-xml (reader settings, references, escaping);
 //! - `fields`: the known fields and how each one's text becomes a value;
+//! - `lenient`: escaping what a careless writer left unescaped, before the strict parse;
 //! - `parse`, `render`: one block to one state and back;
 //! - `find`, `trust`: the blocks of a comment, the trusted latest state of an issue;
 //! - `compact`, `comment`, `put`: writing a state as a comment that fits.
@@ -17,6 +18,7 @@ pub mod compact;
 pub mod error;
 mod fields;
 pub mod find;
+pub mod lenient;
 pub mod model;
 pub mod parse;
 pub mod put;
@@ -32,9 +34,11 @@ pub use comment::{
 pub use compact::{Compaction, KEY_FIELDS, compact_json};
 pub use error::{BlockError, MAX_BLOCK_BYTES, ROOT};
 pub use find::{CommentScan, count_blocks, scan_comment};
+pub use lenient::Mend;
 pub use model::{AgentState, Memory, Progress, RootAttributes, UnknownElement, is_step_token};
-pub use parse::parse_block;
+pub use parse::{ReadBlock, parse_block, read_block};
 pub use render::render_block;
 pub use trust::{
-    IssueComment, Selection, StateScan, StateSource, StateWarning, TrustConfig, select_latest,
+    IssueComment, Selection, StateScan, StateSource, StateWarning, TrustConfig, WarningKind,
+    select_latest,
 };

@@ -5,6 +5,9 @@
 //! read as something its author did not write; the rules of each field's value are in
 //! `fields`):
 //! - Element names are case-sensitive, as in XML; the product always writes lower case.
+//! - Text that its writer left unescaped (`Fix A & B`, `n < 5`) is read as written and
+//!   reported; `lenient` has the exact rule. Structure is never guessed: an unclosed
+//!   root or a tag closed in the wrong order is an error.
 //! - Only the five XML entities and numeric references are expanded. Numeric
 //!   references may name any Unicode scalar value, including U+0000, so that any Rust
 //!   string survives (XML 1.0 would reject a few control characters).
@@ -20,6 +23,7 @@ use quick_xml::events::{BytesStart, Event};
 
 use crate::agent_state::error::{BlockError, MAX_BLOCK_BYTES, ROOT};
 use crate::agent_state::fields::{Seen, known_field, set_field};
+use crate::agent_state::lenient::{Mend, mend};
 use crate::agent_state::model::{AgentState, RootAttributes, UnknownElement};
 use crate::agent_state::xml::{
     capture_element, check_attributes, describe, disallowed, element_name, next_event, position,
@@ -27,8 +31,17 @@ use crate::agent_state::xml::{
 };
 use crate::chars::{is_ignorable_space, normalize_newlines};
 
-/// Parses one block, from `<agent-state` to its closing `>`, LF-normalized.
-pub fn parse_block(xml: &str) -> Result<AgentState, BlockError> {
+/// A block as read, with what the lenient reader took as literal text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadBlock {
+    pub state: AgentState,
+    /// Each kind of unescaped `&` or `<` read as text; empty for a well-formed block.
+    pub mends: Vec<Mend>,
+}
+
+/// Reads one block, from `<agent-state` to its closing `>`: stray `&` and `<` in text
+/// are mended (see [`crate::agent_state::lenient`]), then every rule below applies.
+pub fn read_block(xml: &str) -> Result<ReadBlock, BlockError> {
     if xml.len() > MAX_BLOCK_BYTES {
         return Err(BlockError::TooLarge {
             bytes: xml.len(),
@@ -36,7 +49,18 @@ pub fn parse_block(xml: &str) -> Result<AgentState, BlockError> {
         });
     }
     let xml = normalize_newlines(xml);
-    let xml = xml.trim_matches(is_ignorable_space);
+    let (xml, mends) = mend(xml.trim_matches(is_ignorable_space));
+    let state = parse_strict(&xml)?;
+    Ok(ReadBlock { state, mends })
+}
+
+/// [`read_block`] without the report of what was mended.
+pub fn parse_block(xml: &str) -> Result<AgentState, BlockError> {
+    read_block(xml).map(|read| read.state)
+}
+
+/// The strict XML reading of a trimmed, LF-normalized block.
+fn parse_strict(xml: &str) -> Result<AgentState, BlockError> {
     let mut reader = reader(xml);
     let mut state = AgentState::default();
     match next_event(&mut reader)? {
