@@ -208,10 +208,13 @@ mod tests {
             let line = workflow_command(Level::Notice, &title, &message);
             proptest::prop_assert!(!line.chars().any(is_control), "{line:?}");
             proptest::prop_assert!(line.starts_with("::notice title="));
-            let data = line.splitn(3, "::").nth(2).unwrap_or_default();
-            let title_part = line.splitn(3, "::").nth(1).unwrap_or_default();
-            proptest::prop_assert_eq!(title_part, format!("notice title={}", escape_property(&title)));
-            proptest::prop_assert_eq!(data, escape_data(&message));
+            // Properties escape `:`, so the second `::` is the one before the data.
+            let mut parts = line.splitn(3, "::");
+            let (_, command, data) = (parts.next(), parts.next(), parts.next());
+            let expected_command = format!("notice title={}", escape_property(&title));
+            let expected_data = escape_data(&message);
+            proptest::prop_assert_eq!(command, Some(expected_command.as_str()));
+            proptest::prop_assert_eq!(data, Some(expected_data.as_str()));
         }
     }
 

@@ -1,5 +1,5 @@
-//! Reading one `<agent-state>` block into an [`AgentState`]; [`crate::agent_state::render_block`]
-//! is its inverse for any text and any JSON.
+//! Reading one `<agent-state>` block into an [`AgentState`];
+//! [`crate::agent_state::render_block`] is its inverse for any text and any JSON.
 //!
 //! Rules where the contract is silent (each one keeps a malformed block from being
 //! read as something its author did not write; the rules of each field's value are in
@@ -15,7 +15,8 @@
 //!   malformed; comments are allowed and dropped.
 //! - An element name holding an invisible character (`<in\u{200b}tent>`) makes the
 //!   block malformed: it looks like a known field to a reader but is not one.
-//! - Unknown child elements are kept verbatim and written back after the known fields.
+//! - Unknown child elements are kept verbatim and written back after the known fields
+//!   (text their writer left unescaped is kept in its escaped, well-formed form).
 //!   Attributes on `<agent-state>` are kept verbatim; attributes on known fields are
 //!   ignored.
 

@@ -17,6 +17,7 @@ pub(crate) fn text_state(value: &str) -> AgentState {
     }
 }
 
+/// Text made of pieces that break naive XML, Markdown, JSON or trimming, and any string.
 pub(crate) fn hostile_text() -> impl Strategy<Value = String> {
     let piece = prop_oneof![
         any::<String>(),
@@ -45,6 +46,7 @@ pub(crate) fn hostile_text() -> impl Strategy<Value = String> {
     prop::collection::vec(piece, 0..8).prop_map(|pieces| pieces.concat())
 }
 
+/// Any JSON value, nested a few levels, with hostile strings as keys and values.
 pub(crate) fn json_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
@@ -65,6 +67,7 @@ pub(crate) fn json_value() -> impl Strategy<Value = Value> {
     })
 }
 
+/// Any state without unknown elements, memory written compact or pretty.
 pub(crate) fn agent_state() -> impl Strategy<Value = AgentState> {
     let text = || prop::option::of(hostile_text());
     (
