@@ -6,6 +6,7 @@
 pub mod agent_state;
 pub mod app;
 pub mod audit;
+pub mod chars;
 pub mod cli;
 pub mod error;
 pub mod event;

@@ -7,54 +7,16 @@
 //! HTML comments are recognised on prose lines only, code spans do not span lines,
 //! and list nesting is approximated (an indented line inside a list is never code).
 
-use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::ops::Range;
 
-/// Turns CRLF and lone CR into LF, so that offsets and rules work on one newline.
-pub fn normalize_newlines(text: &str) -> Cow<'_, str> {
-    if !text.contains('\r') {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut pieces = text.split('\r').peekable();
-    while let Some(piece) = pieces.next() {
-        out.push_str(piece);
-        if let Some(next) = pieces.peek_mut() {
-            out.push('\n');
-            *next = next.strip_prefix('\n').unwrap_or(next);
-        }
-    }
-    Cow::Owned(out)
-}
+// Kept under their old paths; the definitions live in `chars`, below this module and
+// `render::text` alike.
+pub use crate::chars::{is_hidden_char, normalize_newlines, show_hidden};
 
 /// Drops a leading byte-order mark, which some editors and API clients keep.
 pub fn strip_bom(text: &str) -> &str {
     text.strip_prefix('\u{feff}').unwrap_or(text)
-}
-
-/// Characters that change how text reads without being visible (see
-/// [`crate::render::text::is_invisible`]); tab and newline are layout here, not hidden.
-pub fn is_hidden_char(c: char) -> bool {
-    c != '\n' && c != '\t' && crate::render::text::is_invisible(c)
-}
-
-/// Replaces hidden characters with a visible `<U+XXXX>` so that messages never carry
-/// invisible text, and cuts the result to `max_chars` characters.
-pub fn show_hidden(text: &str, max_chars: usize) -> String {
-    let mut out = String::new();
-    for (count, c) in text.chars().enumerate() {
-        if count >= max_chars {
-            out.push('…');
-            break;
-        }
-        if is_hidden_char(c) {
-            out.push_str(&format!("<U+{:04X}>", u32::from(c)));
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// What a line is, for the purposes of finding blocks and counting tasks.
@@ -508,14 +470,6 @@ mod tests {
     }
 
     #[test]
-    fn newlines_are_normalized() {
-        assert_eq!(normalize_newlines("a\r\nb\rc\n\r\n"), "a\nb\nc\n\n");
-        assert!(matches!(normalize_newlines("plain\n"), Cow::Borrowed(_)));
-        assert_eq!(normalize_newlines("\r"), "\n");
-        assert_eq!(normalize_newlines("\r\r\n"), "\n\n");
-    }
-
-    #[test]
     fn bom_is_stripped_once() {
         assert_eq!(strip_bom("\u{feff}\u{feff}x"), "\u{feff}x");
         assert_eq!(strip_bom("x"), "x");
@@ -635,11 +589,5 @@ mod tests {
         assert_eq!(percent(3, 3), 100);
         assert_eq!(count_tasks("no items").percent(), 0);
         assert_eq!(count_tasks("- [x] a\r\n- [ ] b\r\n- [ ] c").percent(), 33);
-    }
-
-    #[test]
-    fn hidden_characters_are_shown() {
-        assert_eq!(show_hidden("a\u{200b}b", 10), "a<U+200B>b");
-        assert_eq!(show_hidden("abcdef", 3), "abc…");
     }
 }

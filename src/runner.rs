@@ -56,7 +56,7 @@ impl Runner {
         if self.actions {
             println!("{}", workflow_command(level, title, message));
         } else {
-            eprintln!("{}: {title}: {message}", level.command());
+            eprintln!("{}", terminal_line(level, title, message));
         }
     }
 }
@@ -97,16 +97,56 @@ pub fn workflow_command(level: Level, title: &str, message: &str) -> String {
     )
 }
 
-/// Escaping of `@actions/core`'s `escapeData`.
+/// `@actions/core`'s `escapeData`, and more. `%`, CR and LF are percent-encoded as there;
+/// the runner decodes exactly those, so a multi-line message still shows its lines, and
+/// no line of the command can start a second one. Every other [control](is_control) is
+/// shown as `<U+XXXX>`: the runner would decode no `%XX` form of it (the text would read
+/// `%1B`), and the `<U+XXXX>` form is how the product shows hidden characters elsewhere.
 pub fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '\r' => out.push_str("%0D"),
+            '\n' => out.push_str("%0A"),
+            c if is_control(c) => push_shown(&mut out, c),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
-/// Escaping of `@actions/core`'s `escapeProperty`.
+/// `@actions/core`'s `escapeProperty`: [`escape_data`] plus the property separators.
 pub fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+/// Characters that a terminal or a log viewer acts on instead of showing: C0 (ESC
+/// starts terminal escapes, CR rewrites a line), DEL, C1 (NEL U+0085 breaks a line, CSI
+/// U+009B starts an escape) and the Unicode line and paragraph separators.
+fn is_control(c: char) -> bool {
+    matches!(c, '\0'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{2028}' | '\u{2029}')
+}
+
+fn push_shown(out: &mut String, c: char) {
+    out.push_str(&format!("<U+{:04X}>", u32::from(c)));
+}
+
+/// An annotation outside Actions, on a terminal: line breaks kept, every other control
+/// shown as `<U+XXXX>`, so a message cannot move the cursor, recolor or erase text.
+fn terminal_line(level: Level, title: &str, message: &str) -> String {
+    let shown = |s: &str| {
+        let mut out = String::with_capacity(s.len());
+        for c in s.chars() {
+            match c {
+                '\n' => out.push('\n'),
+                c if is_control(c) => push_shown(&mut out, c),
+                c => out.push(c),
+            }
+        }
+        out
+    };
+    format!("{}: {}: {}", level.command(), shown(title), shown(message))
 }
 
 #[cfg(test)]
@@ -135,6 +175,47 @@ mod tests {
             workflow_command(Level::Error, "guard: a,b", "50% done\r\nnext ::x::"),
             "::error title=guard%3A a%2Cb::50%25 done%0D%0Anext ::x::"
         );
+    }
+
+    #[test]
+    fn multi_line_messages_stay_multi_line() {
+        insta::assert_snapshot!(
+            workflow_command(Level::Warning, "council", "first\nsecond\r\nthird: 100%0A"),
+            @"::warning title=council::first%0Asecond%0D%0Athird: 100%250A"
+        );
+    }
+
+    #[test]
+    fn controls_cannot_start_a_command_or_a_terminal_escape() {
+        let message =
+            "a\u{1b}[2Jb\u{7}\u{0}\u{85}::error::x\u{2028}::notice::y\u{2029}\u{9b}31m\u{7f}\tz";
+        insta::assert_snapshot!(
+            workflow_command(Level::Error, "t\u{1b}]0;x\u{7},y", message),
+            @"::error title=t<U+001B>]0;x<U+0007>%2Cy::a<U+001B>[2Jb<U+0007><U+0000><U+0085>::error::x<U+2028>::notice::y<U+2029><U+009B>31m<U+007F><U+0009>z"
+        );
+        insta::assert_snapshot!(
+            terminal_line(Level::Error, "t\u{1b}[1m", "a\rb\nc\u{1b}[2J\u{2028}d"),
+            @"
+        error: t<U+001B>[1m: a<U+000D>b
+        c<U+001B>[2J<U+2028>d
+        "
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_workflow_command_is_one_line_without_controls(title: String, message: String) {
+            let line = workflow_command(Level::Notice, &title, &message);
+            proptest::prop_assert!(!line.chars().any(is_control), "{line:?}");
+            proptest::prop_assert!(line.starts_with("::notice title="));
+            // Properties escape `:`, so the second `::` is the one before the data.
+            let mut parts = line.splitn(3, "::");
+            let (_, command, data) = (parts.next(), parts.next(), parts.next());
+            let expected_command = format!("notice title={}", escape_property(&title));
+            let expected_data = escape_data(&message);
+            proptest::prop_assert_eq!(command, Some(expected_command.as_str()));
+            proptest::prop_assert_eq!(data, Some(expected_data.as_str()));
+        }
     }
 
     #[test]

@@ -12,8 +12,9 @@
 
 use serde_json::Value;
 
-use crate::agent_state::block::{AgentState, Memory, render_block};
 use crate::agent_state::compact::{Compaction, compact_json, thousands};
+use crate::agent_state::model::{AgentState, Memory};
+use crate::agent_state::render::render_block;
 use crate::render::text::{escape_inline, escape_lines};
 
 /// GitHub's comment limit, in Unicode code points.
@@ -287,7 +288,7 @@ fn count(text: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent_state::block::{Progress, UnknownElement};
+    use crate::agent_state::model::{Progress, UnknownElement};
     use crate::agent_state::trust::{IssueComment, TrustConfig, select_latest};
     use proptest::prelude::*;
     use serde_json::json;
@@ -463,8 +464,8 @@ mod tests {
     proptest! {
         #[test]
         fn any_state_survives_the_whole_comment(
-            state in crate::agent_state::block::tests::agent_state(),
-            summary in crate::agent_state::block::tests::hostile_text(),
+            state in crate::agent_state::testing::agent_state(),
+            summary in crate::agent_state::testing::hostile_text(),
             key in "\\PC{1,40}",
         ) {
             let rendered = render_comment(&state, Some(&summary), &key);

@@ -495,7 +495,7 @@ mod tests {
     proptest! {
         #[test]
         fn compaction_fits_is_deterministic_and_keeps_key_fields(
-            value in crate::agent_state::block::tests::json_value(),
+            value in crate::agent_state::testing::json_value(),
             budget in 4usize..2_000,
         ) {
             let first = compact_json(&value, budget);

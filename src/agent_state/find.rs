@@ -25,8 +25,12 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use crate::agent_state::block::{AgentState, BlockError, MAX_BLOCK_BYTES, parse_block};
-use crate::markdown::{Context, Layout, normalize_newlines, strip_bom};
+use crate::agent_state::error::{BlockError, MAX_BLOCK_BYTES};
+use crate::agent_state::lenient::Mend;
+use crate::agent_state::model::AgentState;
+use crate::agent_state::parse::read_block;
+use crate::chars::normalize_newlines;
+use crate::markdown::{Context, Layout, strip_bom};
 
 const OPEN: &str = "<agent-state";
 const CLOSE: &str = "</agent-state";
@@ -51,6 +55,8 @@ pub struct CommentScan {
     pub skipped: usize,
     /// The error of the last skipped block in document order.
     pub newest_error: Option<BlockError>,
+    /// What the chosen block left unescaped and was read as text anyway.
+    pub mends: Vec<Mend>,
 }
 
 /// A cheap test that rules out almost every comment.
@@ -78,11 +84,12 @@ pub fn scan_comment(body: &str) -> CommentScan {
             None => text
                 .get(span.range.clone())
                 .ok_or(BlockError::Unclosed)
-                .and_then(parse_block),
+                .and_then(read_block),
         };
         match parsed {
-            Ok(state) => {
-                scan.state = Some(state);
+            Ok(read) => {
+                scan.state = Some(read.state);
+                scan.mends = read.mends;
                 break;
             }
             Err(error) => {
@@ -370,6 +377,22 @@ mod tests {
     }
 
     #[test]
+    fn the_chosen_block_reports_what_it_left_unescaped() {
+        let body = "<agent-state><step>a & b</step></agent-state>\n\
+                    <agent-state><step>c & d</step></agent-state>\n\
+                    <agent-state><step>x</step><progress>x < y</progress></agent-state>";
+        let scan = scan_comment(body);
+        assert_eq!(scan.state.and_then(|s| s.step), Some("c & d".into()));
+        assert_eq!(scan.mends.len(), 1);
+        assert_eq!(scan.mends[0].element, "step");
+        assert!(matches!(
+            scan.newest_error,
+            Some(BlockError::Progress { .. })
+        ));
+        assert_eq!(scan_comment(BLOCK).mends, []);
+    }
+
+    #[test]
     fn a_cut_open_tag_is_unclosed() {
         let scan = scan_comment("text <agent-state version=\"1");
         assert_eq!(scan.newest_error, Some(BlockError::Unclosed));
@@ -379,7 +402,7 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn scanning_never_panics(body in crate::agent_state::block::tests::hostile_text()) {
+        fn scanning_never_panics(body in crate::agent_state::testing::hostile_text()) {
             let _ = scan_comment(&body);
             let _ = scan_comment(&format!("```\n{body}\n```\n{BLOCK}{body}"));
         }

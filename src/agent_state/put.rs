@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::block::{AgentState, Memory, Progress, is_step_token};
+use crate::agent_state::model::{AgentState, Memory, Progress, is_step_token};
 use crate::error::Error;
 use crate::markdown::count_tasks;
 

@@ -11,13 +11,16 @@
 //! - Comments are ordered by `created_at`, then id (never `updated_at`); GitHub's
 //!   fixed `YYYY-MM-DDTHH:MM:SSZ` format sorts as text.
 //! - Work stops at the newest comment with a valid trusted block. Warnings and the
-//!   untrusted count cover only comments newer than it; untrusted bodies are located
-//!   but never parsed. One warning per comment, naming its newest error.
+//!   untrusted count cover only comments newer than it, and that comment itself;
+//!   untrusted bodies are located but never parsed. One warning per comment for its
+//!   skipped blocks, naming the newest error, and one more when the chosen block was
+//!   read leniently (unescaped `&` or `<`), naming what its writer should escape.
 
 use serde::Serialize;
 
-use crate::agent_state::block::AgentState;
 use crate::agent_state::find::{count_blocks, scan_comment};
+use crate::agent_state::lenient::Mend;
+use crate::agent_state::model::AgentState;
 
 const TRUSTED_ASSOCIATIONS: [&str; 3] = ["OWNER", "MEMBER", "COLLABORATOR"];
 
@@ -79,13 +82,28 @@ pub struct StateSource {
     pub created_at: String,
 }
 
-/// A malformed block that was skipped, meant for a `::warning::` annotation.
+/// Something wrong with a block, meant for a `::warning::` annotation.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct StateWarning {
     pub comment_id: u64,
     pub html_url: String,
+    pub kind: WarningKind,
     pub message: String,
 }
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WarningKind {
+    /// Malformed blocks were skipped (in a comment newer than the chosen one, or in it
+    /// after the chosen block).
+    Skipped,
+    /// The chosen block was read, but held `&` or `<` it should have escaped.
+    Lenient,
+}
+
+/// A lenient read lists at most this many kinds of mend; a block full of them would
+/// otherwise make one annotation as long as the block.
+const MENDS_SHOWN: usize = 5;
 
 /// The state of an issue.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,7 +167,16 @@ impl<'t> StateScan<'t> {
                 self.warnings.push(StateWarning {
                     comment_id: comment.id,
                     html_url: comment.html_url.to_owned(),
+                    kind: WarningKind::Skipped,
                     message,
+                });
+            }
+            if !scan.mends.is_empty() {
+                self.warnings.push(StateWarning {
+                    comment_id: comment.id,
+                    html_url: comment.html_url.to_owned(),
+                    kind: WarningKind::Lenient,
+                    message: lenient_message(comment.html_url, &scan.mends),
                 });
             }
             if let Some(state) = scan.state {
@@ -178,6 +205,21 @@ impl<'t> StateScan<'t> {
             ignored_untrusted: self.ignored_untrusted,
         }
     }
+}
+
+fn lenient_message(html_url: &str, mends: &[Mend]) -> String {
+    let mut notes: Vec<String> = mends
+        .iter()
+        .take(MENDS_SHOWN)
+        .map(ToString::to_string)
+        .collect();
+    if mends.len() > MENDS_SHOWN {
+        notes.push(format!("and {} more", mends.len() - MENDS_SHOWN));
+    }
+    format!(
+        "Read the <agent-state> block in {html_url} leniently: {}",
+        notes.join(" · ")
+    )
 }
 
 /// The latest valid trusted state among `comments` (one page, or the whole history).
@@ -316,6 +358,39 @@ mod tests {
         let selection = scan.finish();
         assert_eq!(selection.source.map(|s| s.comment_id), Some(3));
         assert_eq!(selection.ignored_untrusted, 1);
+    }
+
+    #[test]
+    fn a_lenient_read_is_chosen_with_a_warning_naming_what_to_escape() {
+        let body = "<agent-state><intent>Fix A & B</intent><step>R&D</step>\
+                    <next_action>retry if n < 5</next_action></agent-state>";
+        let selection = select_latest(&[comment(4, "alice", "NONE", body)], &trust());
+        assert_eq!(selection.state.intent.as_deref(), Some("Fix A & B"));
+        assert_eq!(selection.source.map(|s| s.comment_id), Some(4));
+        let warnings: Vec<_> = selection
+            .warnings
+            .iter()
+            .map(|w| (w.kind, w.message.as_str()))
+            .collect();
+        insta::assert_debug_snapshot!(warnings, @r#"
+        [
+            (
+                Lenient,
+                "Read the <agent-state> block in https://github.com/o/r/issues/1#issuecomment-1 leniently: unescaped `&` in <intent>; read as text — write `&amp;` · unescaped `&` in <step>; read as text — write `&amp;` · unescaped `<` in <next_action>; read as text — write `&lt;`",
+            ),
+        ]
+        "#);
+    }
+
+    #[test]
+    fn a_lenient_warning_lists_a_few_kinds() {
+        let items: String = (0..8).map(|i| format!("<e{i}>&</e{i}>")).collect();
+        let body = format!("<agent-state><plan>{items}</plan></agent-state>");
+        let selection = select_latest(&[comment(4, "alice", "NONE", &body)], &trust());
+        assert_eq!(selection.state.unknown.len(), 1);
+        let message = &selection.warnings[0].message;
+        assert_eq!(message.matches("unescaped").count(), 5);
+        assert!(message.ends_with(" · and 3 more"), "{message}");
     }
 
     #[test]

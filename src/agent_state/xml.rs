@@ -6,8 +6,8 @@ use std::borrow::Cow;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::reader::Reader;
 
-use crate::agent_state::block::{BlockError, ROOT};
-use crate::markdown::{is_hidden_char, show_hidden};
+use crate::agent_state::error::{BlockError, ROOT};
+use crate::chars::{is_hidden_char, is_ignorable_space, show_hidden};
 
 pub(crate) fn reader(xml: &str) -> Reader<&[u8]> {
     let mut reader = Reader::from_str(xml);
@@ -28,12 +28,6 @@ pub(crate) fn next_event<'a>(reader: &mut Reader<&'a [u8]>) -> Result<Event<'a>,
 
 pub(crate) fn position(reader: &Reader<&[u8]>) -> usize {
     usize::try_from(reader.buffer_position()).unwrap_or(usize::MAX)
-}
-
-/// Whitespace that a reader trims around values: Unicode whitespace (NBSP included)
-/// and a stray BOM.
-pub(crate) fn is_ignorable_space(c: char) -> bool {
-    c.is_whitespace() || c == '\u{feff}'
 }
 
 /// Escapes text for an XML element. Markup characters become entities; characters

@@ -1,16 +1,11 @@
 //! Text that mixes our prose with user-controlled values, and the escaping that keeps the
 //! values literal in Markdown, logs and annotations (pure).
 
-/// Characters that render as nothing (or as plain space) and so can disguise a value:
-/// controls, bidi overrides, zero-width and unusual spaces, tag characters.
-pub fn is_invisible(c: char) -> bool {
-    let u = c as u32;
-    matches!(u,
-        0x00..=0x1F | 0x7F..=0x9F | 0xA0 | 0xAD | 0x34F | 0x61C | 0x115F | 0x1160
-        | 0x17B4 | 0x17B5 | 0x180B..=0x180F | 0x2000..=0x200F | 0x2028..=0x202F
-        | 0x205F..=0x206F | 0x3000 | 0x3164 | 0xFEFF | 0xFFA0 | 0xFFF9..=0xFFFB
-        | 0x1D173..=0x1D17A | 0xE0000..=0xE007F)
-}
+use crate::chars::normalize_newlines;
+
+// Kept under its old path; the definition lives in `chars`, below this module and
+// `markdown` alike.
+pub use crate::chars::is_invisible;
 
 /// Shows invisible characters as `<U+XXXX>` so they are never silently dropped.
 pub fn visible(s: &str) -> String {
@@ -107,14 +102,14 @@ pub fn escape_text(s: &str) -> String {
 
 /// Like [`escape_text`] for a one-line context: line breaks become spaces.
 pub fn escape_inline(s: &str) -> String {
-    escape_text(&crate::markdown::normalize_newlines(s).replace('\n', " "))
+    escape_text(&normalize_newlines(s).replace('\n', " "))
 }
 
 /// Multi-line user prose (a summary): each line escaped, leading indentation dropped (it
 /// would make code), and what would open a block at a line start (`-`, `+`, `=`, `1.`)
 /// written as an entity.
 pub fn escape_lines(s: &str) -> String {
-    crate::markdown::normalize_newlines(s)
+    normalize_newlines(s)
         .split('\n')
         .map(|line| {
             let line = line.trim_start_matches([' ', '\t']);

@@ -1,8 +1,10 @@
 //! The hostile corpus: one comment per file under `tests/data/comments/`, each read as a
-//! trusted comment newer than a valid baseline, with the exact outcome asserted.
+//! trusted comment newer than a valid baseline, with the exact outcome asserted. Blocks
+//! whose writer left `&` or `<` unescaped (as the origin project's writers do) are read
+//! leniently with a warning; real structure errors and entities are still refused.
 
 use agent_council::agent_state::{
-    AgentState, IssueComment, Progress, Selection, TrustConfig, select_latest,
+    AgentState, IssueComment, Progress, Selection, TrustConfig, WarningKind, select_latest,
 };
 
 const BASELINE: &str =
@@ -78,6 +80,27 @@ fn selected(case: &str) -> AgentState {
     let selection = after_baseline(case);
     assert_eq!(selection.warnings, []);
     assert_eq!(selection.source.map(|s| s.comment_id), Some(2));
+    selection.state
+}
+
+/// The case's block was selected although its writer left `&` or `<` unescaped, with one
+/// warning that lists exactly these notes.
+fn read_leniently(case: &str, notes: &[&str]) -> AgentState {
+    let selection = after_baseline(case);
+    assert_eq!(selection.source.map(|s| s.comment_id), Some(2));
+    let warnings: Vec<_> = selection
+        .warnings
+        .iter()
+        .map(|w| (w.kind, w.html_url.as_str(), w.message.as_str()))
+        .collect();
+    let expected = format!(
+        "Read the <agent-state> block in {CASE_URL} leniently: {}",
+        notes.join(" · ")
+    );
+    assert_eq!(
+        warnings,
+        [(WarningKind::Lenient, CASE_URL, expected.as_str())]
+    );
     selection.state
 }
 
@@ -273,6 +296,112 @@ fn forged_block_from_untrusted_author_newer_than_trusted_one() {
     assert_eq!(selection.warnings, []);
     // The quoted block in comment 3 does not count as a block at all.
     assert_eq!(selection.ignored_untrusted, 1);
+}
+
+#[test]
+fn unescaped_ampersand_is_read_as_text() {
+    let state = read_leniently(
+        case!("unescaped_ampersand.md"),
+        &[
+            "unescaped `&` in <intent>; read as text — write `&amp;`",
+            "unescaped `&` in <step>; read as text — write `&amp;`",
+            "unescaped `&` in <next_action>; read as text — write `&amp;`",
+        ],
+    );
+    assert_eq!(state.intent.as_deref(), Some("Fix A & B"));
+    assert_eq!(state.step.as_deref(), Some("R&D"));
+    assert_eq!(state.progress, Progress::new(40));
+    assert_eq!(
+        state.next_action.as_deref(),
+        Some("ask Tom & Jerry & the team")
+    );
+    assert_eq!(
+        state.memory.map(|m| m.to_compact_string()).as_deref(),
+        Some(r#"{"files_changed":["auth.ts"]}"#)
+    );
+    let unknown: Vec<_> = state.unknown.iter().map(|u| u.name()).collect();
+    assert_eq!(unknown, ["metrics"]);
+}
+
+#[test]
+fn unescaped_less_than_is_read_as_text() {
+    let state = read_leniently(
+        case!("unescaped_less_than.md"),
+        &["unescaped `<` in <next_action>; read as text — write `&lt;`"],
+    );
+    assert_eq!(
+        state.next_action.as_deref(),
+        Some("retry if n < 5, else stop if n<limit")
+    );
+    assert_eq!(state.step.as_deref(), Some("testing"));
+}
+
+#[test]
+fn memory_with_operators_is_read_as_json() {
+    let state = read_leniently(
+        case!("memory_with_operators.md"),
+        &[
+            "unescaped `<` in <memory>; read as text — write `&lt;`",
+            "unescaped `&` in <memory>; read as text — write `&amp;`",
+        ],
+    );
+    let memory = state.memory.and_then(|m| m.to_value().ok());
+    assert_eq!(
+        memory,
+        Some(serde_json::json!({"cmp": "a < b && c", "html": "x<y", "ok": true}))
+    );
+}
+
+#[test]
+fn unescaped_text_in_a_plan_item_is_kept_escaped() {
+    let state = read_leniently(
+        case!("unescaped_in_plan_item.md"),
+        &[
+            "unescaped `&` in <item>; read as text — write `&amp;`",
+            "unescaped `<` in <item>; read as text — write `&lt;`",
+        ],
+    );
+    assert_eq!(state.root_attributes.as_str(), "version=\"2.1\"");
+    // Written back, the element holds the same text, now well-formed.
+    assert_eq!(
+        state.unknown.iter().map(|u| u.xml()).collect::<Vec<_>>(),
+        [
+            "<plan>\n    <item status=\"done\">R&amp;D spike</item>\n    \
+          <item status=\"pending\">keep n &lt; 5</item>\n  </plan>"
+        ]
+    );
+}
+
+#[test]
+fn text_that_spells_a_field_creates_no_field() {
+    assert_skipped(
+        case!("text_spells_a_field.md"),
+        "`<intent>` must hold plain text but contains the element `<memory>`",
+    );
+}
+
+#[test]
+fn unescaped_text_with_tags_closed_in_the_wrong_order() {
+    assert_skipped(
+        case!("unescaped_with_wrong_close.md"),
+        "the block is not well-formed XML: ill-formed document: expected `</intent>`, but `</step>` was found",
+    );
+}
+
+#[test]
+fn unescaped_text_next_to_a_doctype() {
+    assert_skipped(
+        case!("unescaped_with_doctype.md"),
+        "`<!DOCTYPE>` is not allowed in an `<agent-state>` block; entity definitions are never processed",
+    );
+}
+
+#[test]
+fn text_shaped_like_an_entity_stays_an_entity() {
+    assert_skipped(
+        case!("entity_shaped_text.md"),
+        "the entity `&D;` is not allowed; use `&lt;`, `&gt;`, `&amp;`, `&quot;`, `&apos;` or a numeric reference such as `&#60;`",
+    );
 }
 
 const FIVE_MB: usize = 5 * 1024 * 1024;

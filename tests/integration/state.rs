@@ -223,6 +223,35 @@ async fn a_malformed_newer_block_is_a_warning_with_its_url_and_the_older_one_win
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn an_unescaped_block_is_read_as_written_with_a_warning_naming_what_to_escape() {
+    let gh = world().await;
+    gh.seed(ISSUE, ISSUE_AUTHOR, &block("coding", 40));
+    let careless = gh.seed(
+        ISSUE,
+        "github-actions[bot]",
+        "```xml\n<agent-state>\n  <intent>Fix A & B</intent>\n  <step>R&D</step>\n  \
+         <memory>\n{\"cmp\": \"a < b && c\"}\n  </memory>\n  \
+         <next_action>retry if n < 5</next_action>\n</agent-state>\n```\n",
+    );
+    let run = get(&gh).run().await;
+    run.assert_code(0);
+    assert_eq!(
+        state_outputs(&run),
+        vec![
+            ("state-intent", "Fix A & B"),
+            ("state-step", "R&D"),
+            ("state-progress", ""),
+            ("state-memory", r#"{"cmp":"a < b && c"}"#),
+            ("state-next-action", "retry if n < 5"),
+            ("state-agent", ""),
+            ("state-comment-url", url(careless).as_str()),
+        ]
+    );
+    let warnings = warnings(&run).join("\n").replace(&url(careless), "URL");
+    insta::assert_snapshot!(warnings, @"::warning title=council state::Read the <agent-state> block in URL leniently: unescaped `&` in <intent>; read as text — write `&amp;` · unescaped `&` in <step>; read as text — write `&amp;` · unescaped `<` in <memory>; read as text — write `&lt;` · unescaped `&` in <memory>; read as text — write `&amp;` · unescaped `<` in <next_action>; read as text — write `&lt;`");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn older_pages_are_read_only_while_no_trusted_block_is_found() {
     let gh = world().await;
     let trusted = gh.seed(ISSUE, ISSUE_AUTHOR, &block("coding", 40));
