@@ -3,7 +3,14 @@
 
 #![allow(dead_code)]
 
+pub mod builders;
 pub mod fake_github;
+pub mod faults;
+pub mod graphql;
+pub mod log;
+pub mod routes;
+pub mod tokens;
+pub mod world;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
