@@ -8,6 +8,15 @@ use crate::support::REPO;
 use crate::support::tokens::{Access, Scope};
 use crate::support::world::{World, timestamp};
 
+/// The branch a job ran for: the branch whose head the commit is, if any.
+fn branch_of(world: &World, sha: &str) -> Option<String> {
+    world
+        .branches
+        .iter()
+        .find(|(_, head)| *head == sha)
+        .map(|(name, _)| name.clone())
+}
+
 pub fn jobs(world: &mut World, ctx: &Ctx, run_id: u64) -> Reply {
     ctx.need(world, Access::Read, &[Scope::Actions])?;
     let api = &world.api;
@@ -34,6 +43,11 @@ pub fn jobs(world: &mut World, ctx: &Ctx, run_id: u64) -> Reply {
                 "steps": [],
                 "check_run_url": format!("{api}/repos/{REPO}/check-runs/{}", j.check_run_id),
                 "labels": ["ubuntu-latest"],
+                "runner_id": 1,
+                "runner_name": "GitHub Actions 1",
+                "runner_group_id": 2,
+                "runner_group_name": "GitHub Actions",
+                "head_branch": branch_of(world, &j.head_sha),
                 "workflow_name": "council",
             })
         })

@@ -93,6 +93,7 @@ pub fn combined(world: &mut World, ctx: &Ctx, git_ref: &str) -> Reply {
         .map(|s| {
             json!({
                 "url": format!("{api}/repos/{REPO}/statuses/{sha}"),
+                "avatar_url": "https://avatars.githubusercontent.com/u/9919?v=4",
                 "id": s.id,
                 "node_id": format!("SC_kwDOfake{:06}", s.id),
                 "state": s.state,
@@ -108,6 +109,7 @@ pub fn combined(world: &mut World, ctx: &Ctx, git_ref: &str) -> Reply {
         "state": combined_state(&latest),
         "sha": sha,
         "total_count": statuses.len(),
+        "repository": super::pulls::repo_json(world, REPO, false),
         "commit_url": format!("{api}/repos/{REPO}/commits/{sha}"),
         "url": format!("{api}/repos/{REPO}/commits/{sha}/status"),
     });

@@ -32,6 +32,9 @@ pub fn get(world: &mut World, ctx: &Ctx, path: &str) -> Reply {
     let url_path: Vec<String> = path.split('/').map(encode).collect();
     let url_path = url_path.join("/");
     let sha = fake_sha(&format!("blob {text}"));
+    let self_url = format!("{}/repos/{REPO}/contents/{url_path}?ref={}", world.api, encode(&git_ref));
+    let git_url = format!("{}/repos/{REPO}/git/blobs/{sha}", world.api);
+    let html_url = format!("https://github.com/{REPO}/blob/{}/{url_path}", encode(&git_ref));
     Ok(Answer::ok(json!({
         "type": "file",
         "encoding": "base64",
@@ -40,9 +43,10 @@ pub fn get(world: &mut World, ctx: &Ctx, path: &str) -> Reply {
         "path": path,
         "content": content,
         "sha": sha,
-        "url": format!("{}/repos/{REPO}/contents/{url_path}?ref={}", world.api, encode(&git_ref)),
-        "git_url": format!("{}/repos/{REPO}/git/blobs/{sha}", world.api),
-        "html_url": format!("https://github.com/{REPO}/blob/{}/{url_path}", encode(&git_ref)),
+        "url": self_url,
+        "git_url": git_url,
+        "html_url": html_url,
         "download_url": format!("https://raw.githubusercontent.com/{REPO}/{}/{url_path}", encode(&git_ref)),
+        "_links": {"self": self_url, "git": git_url, "html": html_url},
     })))
 }

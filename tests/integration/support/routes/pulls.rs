@@ -86,12 +86,19 @@ pub fn pull_json(world: &World, pr: &PullRequest) -> Value {
     };
     let merged_at = pr.merged.then(|| timestamp(n * 1000 + 2));
     let closed_at = (!pr.open).then(|| timestamp(n * 1000 + 2));
-    json!({
+    let mut pull = json!({
         "url": format!("{api}/repos/{REPO}/pulls/{n}"),
         "id": 1_000_000 + n,
         "node_id": pr.node_id(),
         "html_url": format!("https://github.com/{REPO}/pull/{n}"),
+        "diff_url": format!("https://github.com/{REPO}/pull/{n}.diff"),
+        "patch_url": format!("https://github.com/{REPO}/pull/{n}.patch"),
         "issue_url": format!("{api}/repos/{REPO}/issues/{n}"),
+        "commits_url": format!("{api}/repos/{REPO}/pulls/{n}/commits"),
+        "review_comments_url": format!("{api}/repos/{REPO}/pulls/{n}/comments"),
+        "review_comment_url": format!("{api}/repos/{REPO}/pulls/comments{{/number}}"),
+        "comments_url": format!("{api}/repos/{REPO}/issues/{n}/comments"),
+        "statuses_url": format!("{api}/repos/{REPO}/statuses/{}", pr.head_sha),
         "number": n,
         "state": pr.state(),
         "locked": false,
@@ -99,12 +106,22 @@ pub fn pull_json(world: &World, pr: &PullRequest) -> Value {
         "user": user(&pr.author),
         "body": pr.body,
         "labels": pr.labels.iter().map(|l| label_json(world, l)).collect::<Vec<_>>(),
+        // Not modelled: present, empty, as on a PR nobody assigned.
+        "milestone": null,
+        "active_lock_reason": null,
+        "assignee": null,
+        "assignees": [],
+        "requested_reviewers": [],
+        "requested_teams": [],
         "created_at": timestamp(n * 1000),
         "updated_at": timestamp(n * 1000 + 1),
         "closed_at": closed_at,
         "merged_at": merged_at,
         "merge_commit_sha": pr.merge_commit_sha,
         "draft": pr.draft,
+    });
+    // Two literals: one would pass `json!`'s recursion limit.
+    let more = json!({
         "head": {
             "label": pr.head_label(),
             "ref": pr.head_ref,
@@ -119,6 +136,7 @@ pub fn pull_json(world: &World, pr: &PullRequest) -> Value {
             "user": user(owner),
             "repo": repo_json(world, REPO, false),
         },
+        "_links": links(api, n, &pr.head_sha),
         "author_association": if pr.fork { "CONTRIBUTOR" } else { "MEMBER" },
         "auto_merge": pr.auto_merge.as_ref().map(|a| json!({
             "enabled_by": user(&a.enabled_by),
@@ -138,6 +156,24 @@ pub fn pull_json(world: &World, pr: &PullRequest) -> Value {
         "additions": pr.files.iter().map(|f| f.additions).sum::<u64>(),
         "deletions": pr.files.iter().map(|f| f.deletions).sum::<u64>(),
         "changed_files": pr.files.len(),
+    });
+    if let (Some(pull), Value::Object(more)) = (pull.as_object_mut(), more) {
+        pull.extend(more);
+    }
+    pull
+}
+
+/// `_links`: where the PR's parts live.
+fn links(api: &str, n: u64, head_sha: &str) -> Value {
+    json!({
+        "self": {"href": format!("{api}/repos/{REPO}/pulls/{n}")},
+        "html": {"href": format!("https://github.com/{REPO}/pull/{n}")},
+        "issue": {"href": format!("{api}/repos/{REPO}/issues/{n}")},
+        "comments": {"href": format!("{api}/repos/{REPO}/issues/{n}/comments")},
+        "review_comments": {"href": format!("{api}/repos/{REPO}/pulls/{n}/comments")},
+        "review_comment": {"href": format!("{api}/repos/{REPO}/pulls/comments{{/number}}")},
+        "commits": {"href": format!("{api}/repos/{REPO}/pulls/{n}/commits")},
+        "statuses": {"href": format!("{api}/repos/{REPO}/statuses/{}", head_sha)},
     })
 }
 
@@ -164,7 +200,7 @@ fn simple(mut pr: Value) -> Value {
     pr
 }
 
-fn repo_json(world: &World, full_name: &str, fork: bool) -> Value {
+pub fn repo_json(world: &World, full_name: &str, fork: bool) -> Value {
     let (owner, name) = full_name.split_once('/').unwrap_or((full_name, ""));
     json!({
         "name": name,

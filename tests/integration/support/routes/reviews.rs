@@ -23,6 +23,10 @@ pub fn list(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
                 "state": r.state,
                 "html_url": format!("https://github.com/{REPO}/pull/{number}#pullrequestreview-{}", r.id),
                 "pull_request_url": format!("{api}/repos/{REPO}/pulls/{number}"),
+                "_links": {
+                    "html": {"href": format!("https://github.com/{REPO}/pull/{number}#pullrequestreview-{}", r.id)},
+                    "pull_request": {"href": format!("{api}/repos/{REPO}/pulls/{number}")},
+                },
                 "submitted_at": r.submitted_at,
                 "commit_id": r.commit_id,
                 "author_association": "MEMBER",
