@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 pub mod builders;
+pub mod events;
 pub mod fake_github;
 pub mod faults;
 pub mod graphql;
@@ -116,6 +117,11 @@ impl Council {
     pub fn input(self, name: &str, value: &str) -> Self {
         let key = format!("INPUT_{}", name.to_uppercase());
         self.env(&key, value)
+    }
+
+    /// The `release-token` input set to the world's release token (the one that may merge).
+    pub fn release_token(self) -> Self {
+        self.input("release-token", tokens::RELEASE_TOKEN)
     }
 
     pub fn api(self, uri: &str) -> Self {

@@ -97,12 +97,11 @@ fn declared_name(payload: &Value) -> Option<String> {
     if let Some(name) = payload["operationName"].as_str() {
         return Some(name.to_string());
     }
-    // Comments may come first; the first operation's name counts.
+    // The first operation's name counts (GitHub asks for `operationName` otherwise).
     static NAMED: LazyLock<Option<regex::Regex>> = LazyLock::new(|| {
-        regex::Regex::new(r"^\s*(?:#[^\n]*\n\s*)*(?:query|mutation|subscription)\s+([_A-Za-z]\w*)")
-            .ok()
+        regex::Regex::new(r"^(?:query|mutation|subscription)\s+([_A-Za-z]\w*)").ok()
     });
-    let query = payload["query"].as_str()?;
+    let query = without_comments(payload["query"].as_str()?);
     NAMED.as_ref()?.captures(query).map(|c| c[1].to_string())
 }
 
@@ -110,7 +109,16 @@ fn declared_name(payload: &Value) -> Option<String> {
 pub fn is_mutation(payload: &Value) -> bool {
     payload["query"]
         .as_str()
-        .is_some_and(|q| q.trim_start().starts_with("mutation"))
+        .is_some_and(|q| without_comments(q).starts_with("mutation"))
+}
+
+/// The document from its first token on (leading `#` comment lines skipped).
+fn without_comments(query: &str) -> &str {
+    let mut rest = query.trim_start();
+    while let Some(comment) = rest.strip_prefix('#') {
+        rest = comment.split_once('\n').map_or("", |(_, r)| r).trim_start();
+    }
+    rest
 }
 
 /// An actor as GraphQL shows it: bots lose their `[bot]` suffix.

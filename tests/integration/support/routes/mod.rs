@@ -12,6 +12,7 @@ mod issues;
 mod labels;
 mod merge;
 mod pulls;
+pub use pulls::pull_json;
 mod reviews;
 mod users;
 
@@ -325,26 +326,31 @@ pub fn lock(world: &Mutex<World>) -> MutexGuard<'_, World> {
 
 fn serve(world: &mut World, ctx: &Ctx) -> Answer {
     let payload = (ctx.path == "/graphql").then(|| ctx.json().unwrap_or(Value::Null));
-    let operation = payload.as_ref().map(graphql::operation_name);
-    let operation = operation.flatten();
+    let operation = payload.as_ref().and_then(graphql::operation_name);
+    let op = operation.as_deref();
     let write = match &payload {
         Some(p) => graphql::is_mutation(p),
         None => !matches!(ctx.method.as_str(), "GET" | "HEAD"),
     };
-    let fault = faults::take_fault(world, &ctx.method, &ctx.path_query, operation.as_deref());
-    let answer = match fault {
-        Some(f) if f.replace.is_some() && !f.after_applying => replaced(Answer::not_found(), &f),
-        _ => {
-            let op = operation.as_deref();
-            faults::run_hook(world, When::Before, &ctx.method, &ctx.path_query, op);
-            let answer = authenticated(world, ctx).unwrap_or_else(|e| e);
-            faults::run_hook(world, When::After, &ctx.method, &ctx.path_query, op);
-            match &fault {
-                Some(f) => replaced(answer, f),
-                None => answer,
-            }
+    let fault = faults::take_fault(world, &ctx.method, &ctx.path_query, op);
+    // A fault in front of GitHub (an outage, a rate limit) never reaches the world; a
+    // lost reply or a slow one does.
+    let reaches_world = fault
+        .as_ref()
+        .is_none_or(|f| f.replace.is_none() || f.after_applying);
+    let mut answer = Answer::not_found();
+    if reaches_world {
+        faults::run_hook(world, When::Before, &ctx.method, &ctx.path_query, op);
+        answer = authenticated(world, ctx).unwrap_or_else(|e| e);
+        faults::run_hook(world, When::After, &ctx.method, &ctx.path_query, op);
+    }
+    if let Some(fault) = &fault {
+        if let Some((status, body, headers)) = &fault.replace {
+            answer = Answer::json(*status, body.clone());
+            answer.headers = headers.clone();
         }
-    };
+        answer.delay = fault.delay;
+    }
     world.log.push(Call {
         method: ctx.method.clone(),
         path: ctx.path_query.clone(),
@@ -355,20 +361,6 @@ fn serve(world: &mut World, ctx: &Ctx) -> Answer {
         status: answer.status,
     });
     answer
-}
-
-/// The fault's answer in place of `answer` (or `answer` itself, late).
-fn replaced(answer: Answer, fault: &faults::Fault) -> Answer {
-    let mut out = match &fault.replace {
-        Some((status, body, headers)) => {
-            let mut a = Answer::json(*status, body.clone());
-            a.headers = headers.clone();
-            a
-        }
-        None => answer,
-    };
-    out.delay = fault.delay;
-    out
 }
 
 /// Every request names a known token or none: an unknown one is GitHub's 401.
