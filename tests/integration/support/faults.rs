@@ -36,10 +36,18 @@ impl Target {
 #[derive(Debug, Clone)]
 pub struct Fault {
     /// `None`: the world's own answer (only delayed).
-    pub(super) replace: Option<(u16, Value, Vec<(String, String)>)>,
+    pub(super) replace: Option<Replacement>,
     pub(super) delay: Option<Duration>,
     /// The world applies the request first (a write that happened, its reply lost).
     pub(super) after_applying: bool,
+}
+
+/// The answer a fault gives instead of the world's.
+#[derive(Debug, Clone)]
+pub struct Replacement {
+    pub status: u16,
+    pub body: Value,
+    pub headers: Vec<(String, String)>,
 }
 
 impl Fault {
@@ -50,7 +58,11 @@ impl Fault {
 
     pub fn json(status: u16, body: Value) -> Fault {
         Fault {
-            replace: Some((status, body, Vec::new())),
+            replace: Some(Replacement {
+                status,
+                body,
+                headers: Vec::new(),
+            }),
             delay: None,
             after_applying: false,
         }
@@ -89,8 +101,8 @@ impl Fault {
     }
 
     pub fn header(mut self, name: &str, value: &str) -> Fault {
-        if let Some((_, _, headers)) = &mut self.replace {
-            headers.push((name.to_string(), value.to_string()));
+        if let Some(instead) = &mut self.replace {
+            instead.headers.push((name.to_string(), value.to_string()));
         }
         self
     }

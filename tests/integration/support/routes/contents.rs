@@ -32,9 +32,16 @@ pub fn get(world: &mut World, ctx: &Ctx, path: &str) -> Reply {
     let url_path: Vec<String> = path.split('/').map(encode).collect();
     let url_path = url_path.join("/");
     let sha = fake_sha(&format!("blob {text}"));
-    let self_url = format!("{}/repos/{REPO}/contents/{url_path}?ref={}", world.api, encode(&git_ref));
+    let self_url = format!(
+        "{}/repos/{REPO}/contents/{url_path}?ref={}",
+        world.api,
+        encode(&git_ref)
+    );
     let git_url = format!("{}/repos/{REPO}/git/blobs/{sha}", world.api);
-    let html_url = format!("https://github.com/{REPO}/blob/{}/{url_path}", encode(&git_ref));
+    let html_url = format!(
+        "https://github.com/{REPO}/blob/{}/{url_path}",
+        encode(&git_ref)
+    );
     Ok(Answer::ok(json!({
         "type": "file",
         "encoding": "base64",

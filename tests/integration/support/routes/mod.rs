@@ -231,10 +231,7 @@ pub fn number(segment: &str) -> Result<u64, Answer> {
 /// One page of `items` (`per_page` default 30, at most 100, `page` from 1) and GitHub's
 /// `Link` header (prev, next, last, first) over the world's address, the other query
 /// parameters kept.
-pub fn paginate<T: Clone>(world: &World, ctx: &Ctx, items: &[T]) -> Answer
-where
-    T: serde::Serialize,
-{
+pub fn paginate<T: Clone + serde::Serialize>(world: &World, ctx: &Ctx, items: &[T]) -> Answer {
     let (page, link) = page_of(world, ctx, items);
     let answer = Answer::ok(json!(page));
     match link {
@@ -345,9 +342,9 @@ fn serve(world: &mut World, ctx: &Ctx) -> Answer {
         faults::run_hook(world, When::After, &ctx.method, &ctx.path_query, op);
     }
     if let Some(fault) = &fault {
-        if let Some((status, body, headers)) = &fault.replace {
-            answer = Answer::json(*status, body.clone());
-            answer.headers = headers.clone();
+        if let Some(instead) = &fault.replace {
+            answer = Answer::json(instead.status, instead.body.clone());
+            answer.headers = instead.headers.clone();
         }
         answer.delay = fault.delay;
     }
