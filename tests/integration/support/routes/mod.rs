@@ -5,16 +5,17 @@
 mod actions;
 pub mod checks;
 mod comments;
-pub use comments::comment;
 mod contents;
 mod files;
 mod issues;
 mod labels;
 mod merge;
 mod pulls;
-pub use pulls::pull_json;
 mod reviews;
 mod users;
+
+pub use comments::comment;
+pub use pulls::pull_json;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
