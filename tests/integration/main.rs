@@ -10,3 +10,4 @@ mod hostile;
 mod ledger;
 mod state;
 mod verify;
+mod world;

@@ -1,32 +1,29 @@
-//! A fake GitHub on wiremock: a small stateful world (issues, comments, the policy file,
-//! the token's login) served on the routes the product calls, and a record of every
-//! request. GraphQL serves the viewer query and the issue page (`comments(last:,
-//! before:)` over the world's comments, oldest first, as GitHub pages them); REST pages
-//! comments with GitHub's `Link` relations.
+//! A fake GitHub on wiremock: the in-memory world of `world.rs` served over HTTP by one
+//! responder (`routes/`, `graphql/`), with builders to set the scene (`builders.rs`),
+//! fault drills (`faults.rs`), per-token permissions (`tokens.rs`) and a request log
+//! (`log.rs`). The older helpers (`seed`, `policy`, `requests`, …) work as before, now
+//! on top of the same world.
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use wiremock::matchers::{header, method, path, path_regex, query_param};
-use wiremock::{Mock, MockServer, Request, ResponseTemplate};
+use wiremock::matchers::{method, path, path_regex};
+use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use super::REPO;
+use super::builders::{self, CommitBuilder, PrBuilder, TokenBuilder};
+use super::faults::{Fault, Hook, HookFn, QueuedFault, Target, When};
+use super::graphql::{self, Operation};
+use super::log::Call;
+use super::routes::{WorldResponder, lock};
+use super::tokens::{self, WORKFLOW_TOKEN};
+pub use super::world::World;
+use super::world::{DEFAULT_BRANCH, PullRequest, fake_sha};
 
-#[derive(Default)]
-pub struct World {
-    pub comments: Vec<Value>,
-    next_id: u64,
-    /// Status for comment writes (403 = a read-only token).
-    pub write_status: Option<u16>,
-    pub login: String,
-    /// Issue number → (author login, body); unknown issues are 404.
-    pub issues: BTreeMap<u64, (String, String)>,
-    /// The policy file on the default branch, as GraphQL's `object(expression:)` sees it.
-    pub default_policy: Option<String>,
-    /// Answer the issue query with GraphQL errors (e.g. a GHES without `fullDatabaseId`).
-    pub issue_query_fails: bool,
-}
+pub use super::routes::comment;
+
+/// The policy file the product reads (`policy` input default).
+const POLICY: &str = ".github/council.yml";
 
 pub struct FakeGitHub {
     pub server: MockServer,
@@ -34,101 +31,270 @@ pub struct FakeGitHub {
 }
 
 impl FakeGitHub {
-    /// The world with the comment routes mounted, as `github-actions[bot]`.
+    /// The world with every route mounted: the workflow token is `github-actions[bot]`,
+    /// the release token `council-release[bot]`; `master` is the default branch.
     pub async fn start() -> FakeGitHub {
-        let gh = FakeGitHub {
-            server: MockServer::start().await,
-            world: Arc::new(Mutex::new(World {
-                next_id: 5000,
-                login: "github-actions[bot]".to_string(),
-                ..World::default()
-            })),
+        let server = MockServer::start().await;
+        let world = World {
+            next_id: 5000,
+            api: server.uri(),
+            default_branch: DEFAULT_BRANCH.to_string(),
+            branches: [(DEFAULT_BRANCH.to_string(), fake_sha(DEFAULT_BRANCH))].into(),
+            tokens: tokens::defaults(),
+            graphql: graphql::defaults(),
+            merge_methods: vec!["merge".into(), "squash".into(), "rebase".into()],
+            ..World::default()
         };
-        gh.mount_comments().await;
-        gh.mount_issues().await;
-        gh.graphql().await;
+        let gh = FakeGitHub {
+            server,
+            world: Arc::new(Mutex::new(world)),
+        };
+        gh.mount().await;
         gh
     }
 
-    /// Mounts the routes again after `server.reset()` (the world is kept); the policy
-    /// file is 404 again (the default policy).
-    pub async fn remount(&self) {
-        self.mount_comments().await;
-        self.mount_issues().await;
-        self.graphql().await;
-        Mock::given(method("GET"))
-            .and(path_regex(format!("^/repos/{REPO}/contents/")))
-            .respond_with(ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"})))
+    /// The routes the older fake mounted (GraphQL, issues, comments) keep their
+    /// precedence: at the default priority, mounted first, they answer before a mock a
+    /// test mounts later. Every other route yields to a test's own mocks.
+    async fn mount(&self) {
+        let legacy = format!(r"^(/graphql|/repos/{REPO}/issues/(\d+|\d+/comments|comments/\d+))$");
+        Mock::given(path_regex(legacy))
+            .respond_with(self.responder())
             .mount(&self.server)
             .await;
+        Mock::given(path_regex(".*"))
+            .respond_with(self.responder())
+            .with_priority(u8::MAX)
+            .mount(&self.server)
+            .await;
+    }
+
+    fn responder(&self) -> WorldResponder {
+        WorldResponder {
+            world: self.world.clone(),
+        }
+    }
+
+    /// Mounts the routes again after `server.reset()`; the world is kept.
+    pub async fn remount(&self) {
+        self.mount().await;
     }
 
     pub fn uri(&self) -> String {
         self.server.uri()
     }
 
-    /// The policy file at a ref (`None` = 404, the default policy applies).
-    pub async fn policy(&self, git_ref: &str, text: Option<&str>) {
-        let response = match text {
-            Some(t) => ResponseTemplate::new(200).set_body_string(t),
-            None => ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"})),
-        };
-        Mock::given(method("GET"))
-            .and(path(format!("/repos/{REPO}/contents/.github/council.yml")))
-            .and(query_param("ref", git_ref))
-            .and(header("authorization", "Bearer ghs_test_token_value"))
-            .respond_with(response)
-            .mount(&self.server)
-            .await;
+    // ------------------------------------------------------------------ the scene
+
+    /// A pull request, created with defaults on first mention (head
+    /// `feature/pr-<n>`, base `master`, mergeable and clean, by `octocat`).
+    pub fn pr(&self, number: u64) -> PrBuilder<'_> {
+        PrBuilder::new(self, number)
     }
 
-    /// One responder for every GraphQL query: the identity query and the issue page.
-    async fn graphql(&self) {
-        let world = self.world.clone();
-        Mock::given(method("POST"))
-            .and(path("/graphql"))
-            .respond_with(move |req: &Request| {
-                let payload: Value = serde_json::from_slice(&req.body).unwrap_or_default();
-                let query = payload["query"].as_str().unwrap_or("");
-                let world = world.lock().unwrap();
-                if query.contains("issueOrPullRequest") {
-                    return issue_page(&world, &payload["variables"]);
-                }
-                if !query.contains("viewer { login __typename } }") || query.contains("repository")
-                {
-                    return graphql_error("not in this fake");
-                }
-                ResponseTemplate::new(200)
-                    .set_body_json(json!({"data": {"viewer": actor(&world.login)}}))
-            })
-            .mount(&self.server)
-            .await;
+    /// What CI reported on a commit.
+    pub fn commit(&self, sha: &str) -> CommitBuilder<'_> {
+        CommitBuilder::new(self, sha)
+    }
+
+    /// A token and its permissions (`WORKFLOW_TOKEN` and `RELEASE_TOKEN` exist already).
+    pub fn token(&self, token: &str) -> TokenBuilder<'_> {
+        TokenBuilder::new(self, token)
+    }
+
+    pub fn branch(&self, name: &str, sha: &str) {
+        lock(&self.world)
+            .branches
+            .insert(name.to_string(), sha.to_string());
+    }
+
+    /// A file at a ref (branch name or SHA) for the contents API.
+    pub fn file(&self, git_ref: &str, path: &str, text: &str) {
+        lock(&self.world)
+            .files
+            .entry(git_ref.to_string())
+            .or_default()
+            .insert(path.to_string(), text.to_string());
+    }
+
+    /// A job of workflow run `run_id` on `sha`, in progress, reporting as a check run of
+    /// the same name; returns the job's (and check run's) id.
+    pub fn job(&self, run_id: u64, name: &str, sha: &str) -> u64 {
+        builders::add_job(&mut lock(&self.world), run_id, name, sha)
+    }
+
+    /// Merge methods the repository allows (all three by default).
+    pub fn allow_merge_methods(&self, methods: &[&str]) {
+        lock(&self.world).merge_methods = methods.iter().map(|m| m.to_string()).collect();
+    }
+
+    /// A GraphQL operation by name (replacing one of the same name).
+    pub fn graphql_operation(&self, name: &str, operation: Operation) {
+        lock(&self.world)
+            .graphql
+            .insert(name.to_string(), operation);
+    }
+
+    /// Changes the world directly, for anything the builders do not say.
+    pub fn edit<T>(&self, change: impl FnOnce(&mut World) -> T) -> T {
+        change(&mut lock(&self.world))
+    }
+
+    // ------------------------------------------------------------ fault drills
+
+    /// The next `times` requests to `method` + `fragment` get `fault`.
+    pub fn fail_next(&self, method: &str, fragment: &str, times: usize, fault: Fault) {
+        lock(&self.world).faults.push(QueuedFault {
+            target: Target::new(method, fragment),
+            remaining: times,
+            fault,
+        });
+    }
+
+    /// A one-shot change of the world just before the next matching request is answered.
+    pub fn before(
+        &self,
+        method: &str,
+        fragment: &str,
+        hook: impl FnOnce(&mut World) + Send + 'static,
+    ) {
+        self.hook(When::Before, method, fragment, Box::new(hook));
+    }
+
+    /// A one-shot change of the world just after the next matching request is answered.
+    pub fn after(
+        &self,
+        method: &str,
+        fragment: &str,
+        hook: impl FnOnce(&mut World) + Send + 'static,
+    ) {
+        self.hook(When::After, method, fragment, Box::new(hook));
+    }
+
+    fn hook(&self, when: When, method: &str, fragment: &str, run: HookFn) {
+        lock(&self.world).hooks.push(Hook {
+            target: Target::new(method, fragment),
+            when,
+            run,
+        });
+    }
+
+    /// Someone pushes `sha` to the PR's head between the caller's read and its merge.
+    pub fn push_before_merge(&self, pr: u64, sha: &str) {
+        let sha = sha.to_string();
+        self.before("PUT", &format!("/pulls/{pr}/merge"), move |w| {
+            w.push_head(pr, &sha)
+        });
+    }
+
+    /// Someone deletes comment `id` right after the caller next reads comments.
+    pub fn delete_comment_after_read(&self, id: u64) {
+        self.after("GET", "/comments", move |w| {
+            w.comments.retain(|c| c["id"] != id)
+        });
+    }
+
+    // --------------------------------------------------------------- assertions
+
+    /// The pull request as the world holds it now.
+    pub fn pr_state(&self, number: u64) -> PullRequest {
+        lock(&self.world)
+            .pr(number)
+            .cloned()
+            .unwrap_or_else(|| panic!("no pull request #{number} in the world"))
+    }
+
+    pub fn branch_head(&self, name: &str) -> Option<String> {
+        lock(&self.world).branches.get(name).cloned()
+    }
+
+    /// Every request the world answered, in order.
+    pub fn calls(&self) -> Vec<Call> {
+        lock(&self.world).log.clone()
+    }
+
+    /// `METHOD /path?query` of every request the world answered.
+    pub fn call_lines(&self) -> Vec<String> {
+        self.calls().iter().map(Call::line).collect()
+    }
+
+    /// Writes not yet taken, now counted as seen by the test.
+    pub fn take_writes(&self) -> Vec<Call> {
+        let mut w = lock(&self.world);
+        let writes: Vec<Call> = w.log.iter().filter(|c| c.write).cloned().collect();
+        let new = writes[w.writes_seen.min(writes.len())..].to_vec();
+        w.writes_seen = writes.len();
+        new
+    }
+
+    /// Fails when a write happened that the test never took: every effect on GitHub
+    /// must be asserted (call at the end of a test, like bors's empty-queue check).
+    pub fn assert_all_writes_seen(&self) {
+        let w = lock(&self.world);
+        let unseen: Vec<String> = w
+            .log
+            .iter()
+            .filter(|c| c.write)
+            .skip(w.writes_seen)
+            .map(|c| format!("{c} with {:?}: {}", c.token, c.body))
+            .collect();
+        assert!(
+            unseen.is_empty(),
+            "writes the test never looked at:\n{}",
+            unseen.join("\n")
+        );
+    }
+
+    // ------------------------------------------------------ the older helpers
+
+    /// The policy file at a ref (`None` = 404, the default policy applies).
+    pub async fn policy(&self, git_ref: &str, text: Option<&str>) {
+        let mut w = lock(&self.world);
+        let files = w.files.entry(git_ref.to_string()).or_default();
+        match text {
+            Some(t) => files.insert(POLICY.to_string(), t.to_string()),
+            None => files.remove(POLICY),
+        };
     }
 
     /// An issue (or pull request) the state commands can read.
     pub fn issue(&self, number: u64, author: &str, body: &str) {
-        let mut w = self.world.lock().unwrap();
-        w.issues
-            .insert(number, (author.to_string(), body.to_string()));
+        lock(&self.world).issues.insert(
+            number,
+            super::world::Issue {
+                author: author.to_string(),
+                body: body.to_string(),
+                labels: Vec::new(),
+            },
+        );
     }
 
-    /// The token's login (`name[bot]` for apps).
+    /// The workflow token's login (`name[bot]` for apps).
     pub fn set_login(&self, login: &str) {
-        self.world.lock().unwrap().login = login.to_string();
+        if let Some(t) = lock(&self.world).tokens.get_mut(WORKFLOW_TOKEN) {
+            t.login = login.to_string();
+        }
     }
 
+    /// The policy file on the default branch (GraphQL's `object(expression:)` and REST
+    /// without a ref both see it).
     pub fn set_default_policy(&self, text: &str) {
-        self.world.lock().unwrap().default_policy = Some(text.to_string());
+        let mut w = lock(&self.world);
+        let branch = w.default_branch.clone();
+        w.files
+            .entry(branch)
+            .or_default()
+            .insert(POLICY.to_string(), text.to_string());
     }
 
     pub fn fail_issue_query(&self) {
-        self.world.lock().unwrap().issue_query_fails = true;
+        lock(&self.world).issue_query_fails = true;
     }
 
     /// A comment with an author association (OWNER, MEMBER, COLLABORATOR, NONE, …).
     pub fn seed_as(&self, issue: u64, author: &str, association: &str, body: &str) -> u64 {
         let id = self.seed(issue, author, body);
-        let mut w = self.world.lock().unwrap();
+        let mut w = lock(&self.world);
         if let Some(c) = w.comments.iter_mut().find(|c| c["id"] == id) {
             c["author_association"] = association.into();
         }
@@ -143,17 +309,14 @@ impl FakeGitHub {
         author: &str,
         body: impl Fn(usize) -> String,
     ) {
-        let mut w = self.world.lock().unwrap();
         for i in 0..count {
-            w.next_id += 1;
-            let id = w.next_id;
-            w.comments.push(comment(id, issue, author, &body(i)));
+            self.seed(issue, author, &body(i));
         }
     }
 
     /// A comment already on the PR/issue.
     pub fn seed(&self, issue: u64, author: &str, body: &str) -> u64 {
-        let mut w = self.world.lock().unwrap();
+        let mut w = lock(&self.world);
         w.next_id += 1;
         let id = w.next_id;
         w.comments.push(comment(id, issue, author, body));
@@ -161,163 +324,19 @@ impl FakeGitHub {
     }
 
     pub fn comment_bodies(&self) -> Vec<String> {
-        self.world
-            .lock()
-            .unwrap()
+        lock(&self.world)
             .comments
             .iter()
             .map(|c| c["body"].as_str().unwrap_or("").to_string())
             .collect()
     }
 
+    /// Every comment write answers `status` (older tests; new ones use `token(…)`).
     pub fn set_write_status(&self, status: u16) {
-        self.world.lock().unwrap().write_status = Some(status);
+        lock(&self.world).write_status = Some(status);
     }
 
-    async fn mount_comments(&self) {
-        let issue_comments = format!(r"^/repos/{REPO}/issues/(\d+)/comments$");
-        let one_comment = format!(r"^/repos/{REPO}/issues/comments/(\d+)$");
-        let w = self.world.clone();
-        // Links name the address the server listens on: `localhost` from the request
-        // could resolve to ::1, where nothing listens.
-        let server = self.server.uri();
-        Mock::given(method("GET"))
-            .and(path_regex(issue_comments.clone()))
-            .respond_with(move |req: &Request| {
-                let issue = number(req, 4);
-                let world = w.lock().unwrap();
-                let all: Vec<&Value> = world
-                    .comments
-                    .iter()
-                    .filter(|c| c["issue"] == issue)
-                    .collect();
-                let page: usize = query(req, "page").unwrap_or(1);
-                let per_page: usize = query(req, "per_page").unwrap_or(30);
-                let chunk: Vec<&Value> = all
-                    .iter()
-                    .skip((page - 1) * per_page)
-                    .take(per_page)
-                    .copied()
-                    .collect();
-                let response = ResponseTemplate::new(200).set_body_json(chunk);
-                let last = all.len().div_ceil(per_page).max(1);
-                let url = |p: usize| {
-                    format!(
-                        "<{}{}?per_page={per_page}&page={p}>",
-                        server,
-                        req.url.path()
-                    )
-                };
-                let mut links = Vec::new();
-                if page > 1 {
-                    links.push(format!("{}; rel=\"prev\"", url(page - 1)));
-                }
-                if page < last {
-                    links.push(format!("{}; rel=\"next\"", url(page + 1)));
-                    links.push(format!("{}; rel=\"last\"", url(last)));
-                }
-                if page > 1 {
-                    links.push(format!("{}; rel=\"first\"", url(1)));
-                }
-                if links.is_empty() {
-                    response
-                } else {
-                    response.insert_header("link", links.join(", ").as_str())
-                }
-            })
-            .mount(&self.server)
-            .await;
-        let w = self.world.clone();
-        Mock::given(method("POST"))
-            .and(path_regex(issue_comments))
-            .respond_with(move |req: &Request| {
-                let issue = number(req, 4);
-                let mut world = w.lock().unwrap();
-                if let Some(status) = world.write_status {
-                    return denied(status);
-                }
-                let body: Value = serde_json::from_slice(&req.body).unwrap();
-                world.next_id += 1;
-                let id = world.next_id;
-                let login = world.login.clone();
-                let c = comment(id, issue, &login, body["body"].as_str().unwrap());
-                world.comments.push(c.clone());
-                ResponseTemplate::new(201).set_body_json(c)
-            })
-            .mount(&self.server)
-            .await;
-        let w = self.world.clone();
-        Mock::given(method("GET"))
-            .and(path_regex(one_comment.clone()))
-            .respond_with(move |req: &Request| {
-                let id = number(req, 5);
-                let world = w.lock().unwrap();
-                match world.comments.iter().find(|c| c["id"] == id) {
-                    Some(c) => ResponseTemplate::new(200).set_body_json(c),
-                    None => {
-                        ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"}))
-                    }
-                }
-            })
-            .mount(&self.server)
-            .await;
-        let w = self.world.clone();
-        Mock::given(method("PATCH"))
-            .and(path_regex(one_comment.clone()))
-            .respond_with(move |req: &Request| {
-                let id = number(req, 5);
-                let mut world = w.lock().unwrap();
-                if let Some(status) = world.write_status {
-                    return denied(status);
-                }
-                let body: Value = serde_json::from_slice(&req.body).unwrap();
-                match world.comments.iter_mut().find(|c| c["id"] == id) {
-                    Some(c) => {
-                        c["body"] = body["body"].clone();
-                        ResponseTemplate::new(200).set_body_json(c.clone())
-                    }
-                    None => {
-                        ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"}))
-                    }
-                }
-            })
-            .mount(&self.server)
-            .await;
-        let w = self.world.clone();
-        Mock::given(method("DELETE"))
-            .and(path_regex(one_comment))
-            .respond_with(move |req: &Request| {
-                let id = number(req, 5);
-                let mut world = w.lock().unwrap();
-                world.comments.retain(|c| c["id"] != id);
-                ResponseTemplate::new(204)
-            })
-            .mount(&self.server)
-            .await;
-    }
-
-    async fn mount_issues(&self) {
-        let w = self.world.clone();
-        Mock::given(method("GET"))
-            .and(path_regex(format!(r"^/repos/{REPO}/issues/(\d+)$")))
-            .respond_with(move |req: &Request| {
-                let number = number(req, 4);
-                let world = w.lock().unwrap();
-                match world.issues.get(&number) {
-                    Some((author, body)) => ResponseTemplate::new(200).set_body_json(json!({
-                        "number": number,
-                        "user": {"login": author, "type": kind(author)},
-                        "body": body,
-                    })),
-                    None => {
-                        ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"}))
-                    }
-                }
-            })
-            .mount(&self.server)
-            .await;
-    }
-
+    /// `PATCH /pulls/{pr}` answers `status` whatever the world says.
     pub async fn accept_close(&self, pr: u64, status: u16) {
         let body = if status >= 400 {
             json!({"message": "Resource not accessible by integration"})
@@ -411,122 +430,4 @@ impl FakeGitHub {
             .map(|r| serde_json::from_slice(&r.body).unwrap_or(Value::Null))
             .collect()
     }
-}
-
-/// `comments(last: N, before: cursor)` over the issue's comments, oldest first; a cursor
-/// is the index of the comment it points at.
-fn issue_page(world: &World, variables: &Value) -> ResponseTemplate {
-    if world.issue_query_fails {
-        return graphql_error("Field 'fullDatabaseId' doesn't exist on type 'IssueComment'");
-    }
-    let number = variables["number"].as_u64().unwrap_or(0);
-    let policy = world
-        .default_policy
-        .as_ref()
-        .map(|text| json!({"text": text, "isTruncated": false}));
-    let Some((author, body)) = world.issues.get(&number) else {
-        return ResponseTemplate::new(200).set_body_json(json!({
-            "data": {"viewer": actor(&world.login), "repository": {"policy": policy, "issueOrPullRequest": null}},
-            "errors": [{"type": "NOT_FOUND", "message": format!("Could not resolve to an issue or pull request with the number of {number}.")}],
-        }));
-    };
-    let all: Vec<&Value> = world
-        .comments
-        .iter()
-        .filter(|c| c["issue"] == number)
-        .collect();
-    let last = variables["last"].as_u64().unwrap_or(0).min(100) as usize;
-    let end = match variables["before"].as_str() {
-        Some(cursor) => cursor
-            .strip_prefix("cursor:")
-            .and_then(|i| i.parse::<usize>().ok())
-            .unwrap_or(0)
-            .min(all.len()),
-        None => all.len(),
-    };
-    let start = end.saturating_sub(last);
-    let nodes: Vec<Value> = all[start..end].iter().map(|c| node(c)).collect();
-    let start_cursor = (start < end).then(|| format!("cursor:{start}"));
-    ResponseTemplate::new(200).set_body_json(json!({"data": {
-        "viewer": actor(&world.login),
-        "repository": {
-            "policy": policy,
-            "issueOrPullRequest": {
-                "author": actor(author),
-                "body": body,
-                "comments": {
-                    "pageInfo": {"hasPreviousPage": start > 0, "startCursor": start_cursor},
-                    "nodes": nodes,
-                },
-            },
-        },
-    }}))
-}
-
-/// A REST comment as a GraphQL node: bots lose their `[bot]` suffix, as on GitHub.
-fn node(c: &Value) -> Value {
-    json!({
-        "fullDatabaseId": c["id"].to_string(),
-        "url": c["html_url"],
-        "createdAt": c["created_at"],
-        "body": c["body"],
-        "authorAssociation": c["author_association"],
-        "author": actor(c["user"]["login"].as_str().unwrap_or("")),
-    })
-}
-
-fn actor(login: &str) -> Value {
-    json!({"login": login.trim_end_matches("[bot]"), "__typename": kind(login)})
-}
-
-fn kind(login: &str) -> &'static str {
-    if login.ends_with("[bot]") {
-        "Bot"
-    } else {
-        "User"
-    }
-}
-
-fn graphql_error(message: &str) -> ResponseTemplate {
-    ResponseTemplate::new(200)
-        .set_body_json(json!({"data": null, "errors": [{"message": message}]}))
-}
-
-fn denied(status: u16) -> ResponseTemplate {
-    ResponseTemplate::new(status)
-        .set_body_json(json!({"message": "Resource not accessible by integration"}))
-}
-
-fn number(req: &Request, segment: usize) -> u64 {
-    req.url
-        .path()
-        .split('/')
-        .nth(segment + 1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0)
-}
-
-fn query<T: std::str::FromStr>(req: &Request, name: &str) -> Option<T> {
-    req.url
-        .query_pairs()
-        .find(|(k, _)| k == name)
-        .and_then(|(_, v)| v.parse().ok())
-}
-
-/// Ids grow with time, one second apart, so ordering by `created_at` is ordering by id.
-pub fn comment(id: u64, issue: u64, login: &str, body: &str) -> Value {
-    let created = chrono::DateTime::from_timestamp(1_795_000_000 + id as i64, 0)
-        .unwrap()
-        .format("%Y-%m-%dT%H:%M:%SZ")
-        .to_string();
-    json!({
-        "id": id,
-        "issue": issue,
-        "body": body,
-        "user": {"login": login, "type": kind(login)},
-        "author_association": "NONE",
-        "html_url": format!("https://github.com/{REPO}/pull/{issue}#issuecomment-{id}"),
-        "created_at": created,
-        "updated_at": created,
-    })
 }

@@ -3,7 +3,15 @@
 
 #![allow(dead_code)]
 
+pub mod builders;
+pub mod events;
 pub mod fake_github;
+pub mod faults;
+pub mod graphql;
+pub mod log;
+pub mod routes;
+pub mod tokens;
+pub mod world;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -109,6 +117,11 @@ impl Council {
     pub fn input(self, name: &str, value: &str) -> Self {
         let key = format!("INPUT_{}", name.to_uppercase());
         self.env(&key, value)
+    }
+
+    /// The `release-token` input set to the world's release token (the one that may merge).
+    pub fn release_token(self) -> Self {
+        self.input("release-token", tokens::RELEASE_TOKEN)
     }
 
     pub fn api(self, uri: &str) -> Self {

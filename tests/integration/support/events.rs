@@ -1,0 +1,58 @@
+//! Webhook payloads that agree with the world: the real fixture's envelope (repository,
+//! sender, installation) around the world's own pull request or commit, so the event a
+//! run starts from and the API answers it then reads tell the same story.
+
+use serde_json::{Value, json};
+
+use super::fake_github::FakeGitHub;
+use super::fixture;
+use super::routes::{lock, pull_json};
+
+impl FakeGitHub {
+    /// `pull_request.<action>` for pull request `number` as the world holds it now.
+    pub fn pr_event(&self, action: &str, number: u64) -> Value {
+        let mut event = fixture(&format!("pull_request.{action}"));
+        event["number"] = number.into();
+        event["pull_request"] = self.pull_request_json(number);
+        event
+    }
+
+    /// `pull_request_review.submitted`: `user`'s review in `state` on the current head.
+    pub fn review_event(&self, number: u64, user: &str, state: &str) -> Value {
+        let mut event = fixture("pull_request_review.submitted");
+        let pull = self.pull_request_json(number);
+        let review = &mut event["review"];
+        review["user"]["login"] = user.into();
+        review["state"] = state.to_ascii_lowercase().into();
+        review["commit_id"] = pull["head"]["sha"].clone();
+        event["pull_request"] = pull;
+        event
+    }
+
+    /// `status` for `context` turning `state` on commit `sha` (with the branches whose
+    /// head it is).
+    pub fn status_event(&self, sha: &str, context: &str, state: &str) -> Value {
+        let mut event = fixture("status");
+        event["sha"] = sha.into();
+        event["commit"]["sha"] = sha.into();
+        event["context"] = context.into();
+        event["state"] = state.into();
+        let w = lock(&self.world);
+        let branches: Vec<Value> = w
+            .branches
+            .iter()
+            .filter(|(_, head)| *head == sha)
+            .map(|(name, head)| json!({"name": name, "commit": {"sha": head}, "protected": false}))
+            .collect();
+        event["branches"] = branches.into();
+        event
+    }
+
+    fn pull_request_json(&self, number: u64) -> Value {
+        let w = lock(&self.world);
+        let pr = w
+            .pr(number)
+            .unwrap_or_else(|| panic!("no pull request #{number} in the world"));
+        pull_json(&w, pr)
+    }
+}

@@ -1,0 +1,171 @@
+//! `PullRequestRollup`: what a release decision reads in one query, derived from the
+//! same world as REST: `mergeable`, `mergeStateStatus`, `isDraft`, labels,
+//! `latestOpinionatedReviews`, `autoMergeRequest`, `isInMergeQueue`, and the head
+//! commit's `statusCheckRollup` (latest check run per name, latest status per context).
+//! Variables: `number` (required); `first`/`after` page the rollup's `contexts`.
+
+use serde_json::{Value, json};
+
+use super::{Call, actor, typed_error};
+use crate::support::REPO;
+use crate::support::routes::Answer;
+use crate::support::routes::checks::{latest_runs, latest_statuses};
+use crate::support::tokens::{Access, Scope};
+use crate::support::world::{PullRequest, World};
+
+pub fn pull_request(world: &mut World, call: &Call) -> Answer {
+    let data = json!({"repository": {"pullRequest": null}});
+    if !call.may(Scope::PullRequests, Access::Read) {
+        return typed_error(
+            data,
+            "FORBIDDEN",
+            "repository",
+            "Resource not accessible by integration",
+        );
+    }
+    let Some(number) = call.variables["number"].as_u64() else {
+        return super::error("Variable $number of type Int! was provided invalid value");
+    };
+    let Some(pr) = world.pr(number) else {
+        return typed_error(
+            data,
+            "NOT_FOUND",
+            "repository",
+            &format!("Could not resolve to a PullRequest with the number of {number}."),
+        );
+    };
+    let reviews = latest_opinionated(pr);
+    Answer::ok(json!({"data": {"repository": {"pullRequest": {
+        "id": pr.node_id(),
+        "number": pr.number,
+        "title": pr.title,
+        "url": format!("https://github.com/{REPO}/pull/{}", pr.number),
+        "author": actor(&pr.author),
+        "state": if pr.merged { "MERGED" } else if pr.open { "OPEN" } else { "CLOSED" },
+        "isDraft": pr.draft,
+        "merged": pr.merged,
+        "mergeCommit": pr.merge_commit_sha.as_ref().map(|oid| json!({"oid": oid})),
+        "mergeable": match pr.mergeable {
+            Some(true) => "MERGEABLE",
+            Some(false) => "CONFLICTING",
+            None => "UNKNOWN",
+        },
+        "mergeStateStatus": pr.mergeable_state.to_ascii_uppercase(),
+        "isInMergeQueue": pr.in_merge_queue,
+        "autoMergeRequest": pr.auto_merge.as_ref().map(|a| json!({
+            "enabledBy": actor(&a.enabled_by),
+            "mergeMethod": a.merge_method.to_ascii_uppercase(),
+        })),
+        "headRefName": pr.head_ref,
+        "headRefOid": pr.head_sha,
+        "baseRefName": pr.base_ref,
+        "baseRefOid": pr.base_sha,
+        "isCrossRepository": pr.fork,
+        "labels": {
+            "totalCount": pr.labels.len(),
+            "nodes": pr.labels.iter().map(|l| json!({"name": l})).collect::<Vec<_>>(),
+        },
+        "latestOpinionatedReviews": {"totalCount": reviews.len(), "nodes": reviews},
+        "commits": {"nodes": [{"commit": {
+            "oid": pr.head_sha,
+            "statusCheckRollup": rollup(world, &pr.head_sha, &call.variables),
+        }}]},
+    }}}}))
+}
+
+/// Each reviewer's latest review that took a side (approved, changes requested, or a
+/// dismissed one); comments alone do not count.
+fn latest_opinionated(pr: &PullRequest) -> Vec<Value> {
+    let mut latest: Vec<&crate::support::world::Review> = Vec::new();
+    for review in pr.reviews.iter().filter(|r| r.state != "COMMENTED") {
+        match latest.iter_mut().find(|r| r.user == review.user) {
+            Some(slot) => *slot = review,
+            None => latest.push(review),
+        }
+    }
+    latest
+        .into_iter()
+        .map(|r| {
+            json!({
+                "author": actor(&r.user),
+                "state": r.state,
+                "submittedAt": r.submitted_at,
+                "commit": {"oid": r.commit_id},
+            })
+        })
+        .collect()
+}
+
+/// `null` when nothing reported on the commit, as GitHub answers.
+fn rollup(world: &World, sha: &str, variables: &Value) -> Value {
+    let Some(checks) = world.commits.get(sha) else {
+        return Value::Null;
+    };
+    let mut contexts: Vec<(Value, &'static str)> = latest_runs(&checks.check_runs)
+        .into_iter()
+        .map(|r| {
+            let state = match (r.status.as_str(), r.conclusion.as_deref()) {
+                ("completed", Some("success" | "neutral" | "skipped")) => "SUCCESS",
+                ("completed", _) => "FAILURE",
+                _ => "PENDING",
+            };
+            let node = json!({
+                "__typename": "CheckRun",
+                "databaseId": r.id,
+                "name": r.name,
+                "status": r.status.to_ascii_uppercase(),
+                "conclusion": r.conclusion.as_ref().map(|c| c.to_ascii_uppercase()),
+                "startedAt": r.started_at,
+                "completedAt": r.completed_at,
+                "detailsUrl": format!("https://github.com/{REPO}/runs/{}", r.id),
+                "checkSuite": {"app": {"slug": r.app_slug}},
+            });
+            (node, state)
+        })
+        .collect();
+    contexts.extend(latest_statuses(&checks.statuses).into_iter().map(|s| {
+        let state = match s.state.as_str() {
+            "success" => "SUCCESS",
+            "pending" => "PENDING",
+            "error" => "ERROR",
+            _ => "FAILURE",
+        };
+        let node = json!({
+            "__typename": "StatusContext",
+            "context": s.context,
+            "state": s.state.to_ascii_uppercase(),
+            "description": s.description,
+            "targetUrl": s.target_url,
+            "createdAt": s.created_at,
+        });
+        (node, state)
+    }));
+    if contexts.is_empty() {
+        return Value::Null;
+    }
+    let states: Vec<&str> = contexts.iter().map(|(_, s)| *s).collect();
+    let state = ["FAILURE", "ERROR", "PENDING"]
+        .into_iter()
+        .find(|s| states.contains(s))
+        .unwrap_or("SUCCESS");
+    let first = variables["first"].as_u64().unwrap_or(100).min(100) as usize;
+    let start = variables["after"]
+        .as_str()
+        .and_then(|c| c.strip_prefix("context:"))
+        .and_then(|i| i.parse::<usize>().ok())
+        .map_or(0, |i| i + 1);
+    let end = (start + first).min(contexts.len());
+    let start = start.min(end);
+    let nodes: Vec<&Value> = contexts[start..end].iter().map(|(n, _)| n).collect();
+    json!({
+        "state": state,
+        "contexts": {
+            "totalCount": contexts.len(),
+            "pageInfo": {
+                "hasNextPage": end < contexts.len(),
+                "endCursor": (end > start).then(|| format!("context:{}", end - 1)),
+            },
+            "nodes": nodes,
+        },
+    })
+}

@@ -1,0 +1,96 @@
+//! Issue and pull-request comments: list (paginated), create, and read/edit/delete one.
+//! Comments are stored as GitHub returns them, so tests can edit a body in place.
+
+use serde_json::{Value, json};
+
+use super::{Answer, Ctx, Reply, paginate};
+use crate::support::REPO;
+use crate::support::tokens::{Access, Scope};
+use crate::support::world::{World, timestamp};
+
+const READ: &[Scope] = &[Scope::Issues, Scope::PullRequests];
+
+pub fn list(world: &mut World, ctx: &Ctx, issue: u64) -> Reply {
+    ctx.need(world, Access::Read, READ)?;
+    let all: Vec<Value> = world
+        .comments
+        .iter()
+        .filter(|c| c["issue"] == issue)
+        .cloned()
+        .collect();
+    Ok(paginate(world, ctx, &all))
+}
+
+/// Any issue number is accepted (older tests post on the fixture's PR without
+/// declaring it).
+pub fn create(world: &mut World, ctx: &Ctx, issue: u64) -> Reply {
+    refused_write(world, ctx)?;
+    let body = ctx.json()?;
+    let text = body["body"]
+        .as_str()
+        .ok_or_else(|| Answer::invalid("IssueComment", "body", "missing_field"))?;
+    world.next_id += 1;
+    let id = world.next_id;
+    let login = ctx.login(world);
+    let c = comment(id, issue, &login, text);
+    world.comments.push(c.clone());
+    Ok(Answer::json(201, c))
+}
+
+/// `GET`, `PATCH` (`{"body": …}`) or `DELETE /issues/comments/{id}`.
+pub fn one(world: &mut World, ctx: &Ctx, id: u64) -> Reply {
+    let index = world.comments.iter().position(|c| c["id"] == id);
+    match ctx.method.as_str() {
+        "GET" => {
+            ctx.need(world, Access::Read, READ)?;
+            let index = index.ok_or_else(Answer::not_found)?;
+            Ok(Answer::ok(world.comments[index].clone()))
+        }
+        "PATCH" => {
+            refused_write(world, ctx)?;
+            let body = ctx.json()?;
+            let text = body["body"]
+                .as_str()
+                .ok_or_else(|| Answer::invalid("IssueComment", "body", "missing_field"))?;
+            let index = index.ok_or_else(Answer::not_found)?;
+            let c = &mut world.comments[index];
+            c["body"] = text.into();
+            Ok(Answer::ok(c.clone()))
+        }
+        "DELETE" => {
+            ctx.need(world, Access::Write, READ)?;
+            let index = index.ok_or_else(Answer::not_found)?;
+            world.comments.remove(index);
+            Ok(Answer::no_content())
+        }
+        _ => Err(Answer::not_found()),
+    }
+}
+
+/// The token's permission, then the older tests' blanket `write_status`.
+fn refused_write(world: &World, ctx: &Ctx) -> Result<(), Answer> {
+    ctx.need(world, Access::Write, READ)?;
+    match world.write_status {
+        Some(status) => Err(Answer::message(
+            status,
+            "Resource not accessible by integration",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// A comment as REST returns it, plus the `issue` it is on. Ids grow with time, one
+/// second apart, so ordering by `created_at` is ordering by id.
+pub fn comment(id: u64, issue: u64, login: &str, body: &str) -> Value {
+    let created = timestamp(id);
+    json!({
+        "id": id,
+        "issue": issue,
+        "body": body,
+        "user": {"login": login, "type": if login.ends_with("[bot]") { "Bot" } else { "User" }},
+        "author_association": "NONE",
+        "html_url": format!("https://github.com/{REPO}/pull/{issue}#issuecomment-{id}"),
+        "created_at": created,
+        "updated_at": created,
+    })
+}

@@ -1,0 +1,64 @@
+//! `GET /issues/{n}`: a plain issue, or a pull request seen as an issue (with the
+//! `pull_request` key, as GitHub marks them).
+
+use serde_json::json;
+
+use super::labels::label_json;
+use super::{Answer, Ctx, Reply, user};
+use crate::support::REPO;
+use crate::support::tokens::{Access, Scope};
+use crate::support::world::{World, timestamp};
+
+pub fn get(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
+    ctx.need(world, Access::Read, &[Scope::Issues, Scope::PullRequests])?;
+    let (author, body) = world.issue_like(number).ok_or_else(Answer::not_found)?;
+    let api = &world.api;
+    let pr = world.pr(number);
+    let labels = match pr {
+        Some(pr) => pr.labels.clone(),
+        None => world
+            .issues
+            .get(&number)
+            .map(|i| i.labels.clone())
+            .unwrap_or_default(),
+    };
+    let open = pr.is_none_or(|p| p.open);
+    let closed_at = (!open).then(|| timestamp(number * 1000 + 2));
+    let mut issue = json!({
+        "id": 2_000_000 + number,
+        "node_id": format!("I_kwDOfake{number:06}"),
+        "url": format!("{api}/repos/{REPO}/issues/{number}"),
+        "repository_url": format!("{api}/repos/{REPO}"),
+        "labels_url": format!("{api}/repos/{REPO}/issues/{number}/labels{{/name}}"),
+        "comments_url": format!("{api}/repos/{REPO}/issues/{number}/comments"),
+        "events_url": format!("{api}/repos/{REPO}/issues/{number}/events"),
+        "html_url": format!("https://github.com/{REPO}/issues/{number}"),
+        "number": number,
+        "state": if open { "open" } else { "closed" },
+        "state_reason": (!open).then_some("completed"),
+        "title": pr.map(|p| p.title.clone()).unwrap_or_else(|| format!("Issue #{number}")),
+        "body": body,
+        "user": user(&author),
+        "labels": labels.iter().map(|l| label_json(world, l)).collect::<Vec<_>>(),
+        // Not modelled: present, empty.
+        "assignee": null,
+        "assignees": [],
+        "milestone": null,
+        "locked": false,
+        "active_lock_reason": null,
+        "pinned_comment": null,
+        "comments": world.comments.iter().filter(|c| c["issue"] == number).count(),
+        "created_at": timestamp(number * 1000),
+        "updated_at": timestamp(number * 1000 + 1),
+        "closed_at": closed_at,
+        "closed_by": null,
+        "author_association": "MEMBER",
+    });
+    if pr.is_some() {
+        issue["pull_request"] = json!({
+            "url": format!("{api}/repos/{REPO}/pulls/{number}"),
+            "html_url": format!("https://github.com/{REPO}/pull/{number}"),
+        });
+    }
+    Ok(Answer::ok(issue))
+}

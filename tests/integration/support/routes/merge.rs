@@ -1,0 +1,76 @@
+//! `PUT /pulls/{n}/merge {sha, merge_method}`: GitHub's answers in GitHub's order (405
+//! when the method is not allowed or the PR cannot merge, 409 when `sha` is not the head,
+//! 422 for a bad body), and on success the world moves: the PR is merged and closed, and
+//! its base branch points at the new merge commit.
+
+use serde_json::{Value, json};
+
+use super::{Answer, Ctx, Reply};
+use crate::support::tokens::{Access, Scope};
+use crate::support::world::{World, fake_sha};
+
+/// Mergeable states GitHub refuses to merge in (`unstable` and `has_hooks` merge: the
+/// failing checks are not required ones, or hooks merely run).
+const REFUSED: [&str; 4] = ["dirty", "blocked", "behind", "draft"];
+
+pub fn merge(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
+    ctx.need(world, Access::Write, &[Scope::Contents])?;
+    let body = match ctx.body.is_empty() {
+        true => json!({}),
+        false => ctx.json()?,
+    };
+    let method = match body.get("merge_method") {
+        None | Some(Value::Null) => "merge",
+        Some(Value::String(m)) if matches!(m.as_str(), "merge" | "squash" | "rebase") => m,
+        Some(_) => return Err(Answer::invalid("PullRequest", "merge_method", "invalid")),
+    };
+    let expected = match body.get("sha") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(sha)) => Some(sha.clone()),
+        Some(_) => return Err(Answer::invalid("PullRequest", "sha", "invalid")),
+    };
+    if !world.merge_methods.iter().any(|m| m == method) {
+        let what = match method {
+            "squash" => "Squash merges are",
+            "rebase" => "Rebase merges are",
+            _ => "Merge commits are",
+        };
+        return Err(Answer::message(
+            405,
+            &format!("{what} not allowed on this repository."),
+        ));
+    }
+    let login = ctx.login(world);
+    let pr = world.pr_mut(number).ok_or_else(Answer::not_found)?;
+    if pr.merged || !pr.open {
+        return Err(Answer::message(405, "Pull Request is not mergeable"));
+    }
+    if expected.as_ref().is_some_and(|sha| *sha != pr.head_sha) {
+        return Err(Answer::message(
+            409,
+            "Head branch was modified. Review and try the merge again.",
+        ));
+    }
+    if pr.draft || pr.mergeable == Some(false) || REFUSED.contains(&pr.mergeable_state.as_str()) {
+        return Err(Answer::message(405, "Pull Request is not mergeable"));
+    }
+    let sha = fake_sha(&format!(
+        "{method} #{number} {} onto {}",
+        pr.head_sha, pr.base_sha
+    ));
+    pr.merged = true;
+    pr.open = false;
+    pr.merged_by = Some(login);
+    pr.merge_commit_sha = Some(sha.clone());
+    pr.mergeable = None;
+    pr.mergeable_state = "unknown".to_string();
+    pr.auto_merge = None;
+    pr.in_merge_queue = false;
+    let base = pr.base_ref.clone();
+    world.branches.insert(base, sha.clone());
+    Ok(Answer::ok(json!({
+        "sha": sha,
+        "merged": true,
+        "message": "Pull Request successfully merged",
+    })))
+}

@@ -1,0 +1,82 @@
+//! Pull requests: one, the open ones by head label, those of a commit.
+
+use agent_council::github::ApiError;
+use serde_json::Value;
+
+use super::{NEXT, SHA, client, get_json, numbers, repo};
+use crate::support::fake_github::FakeGitHub;
+use crate::support::tokens::WORKFLOW_TOKEN;
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pull_request_reads_back_as_the_scene_set_it() {
+    let gh = FakeGitHub::start().await;
+    gh.pr(7)
+        .title("Add login")
+        .author("alice")
+        .head("feature/x", SHA)
+        .base("develop")
+        .label("bot-approved")
+        .mergeable_state("behind")
+        .auto_merge("alice", "squash");
+    let api = client(&gh, WORKFLOW_TOKEN);
+
+    let pr = get_json(&api, "/pulls/7").await;
+    assert_eq!(pr["number"], 7);
+    assert_eq!(pr["title"], "Add login");
+    assert_eq!(pr["user"]["login"], "alice");
+    assert_eq!(pr["state"], "open");
+    assert_eq!(pr["draft"], false);
+    assert_eq!(pr["head"]["ref"], "feature/x");
+    assert_eq!(pr["head"]["sha"], SHA);
+    assert_eq!(pr["head"]["label"], "Codertocat:feature/x");
+    assert_eq!(pr["head"]["repo"]["fork"], false);
+    assert_eq!(pr["base"]["ref"], "develop");
+    assert_eq!(pr["base"]["sha"], gh.branch_head("develop").unwrap());
+    assert_eq!(pr["labels"][0]["name"], "bot-approved");
+    assert_eq!(pr["mergeable"], true);
+    assert_eq!(pr["mergeable_state"], "behind");
+    assert_eq!(pr["auto_merge"]["merge_method"], "squash");
+    assert_eq!(pr["merged"], false);
+    assert_eq!(pr["merge_commit_sha"], Value::Null);
+
+    let missing = api.get("a PR", &repo("/pulls/8"), None).await.unwrap_err();
+    assert!(matches!(missing, ApiError::NotFound { .. }), "{missing}");
+    // A pull request is an issue too.
+    let issue = get_json(&api, "/issues/7").await;
+    assert_eq!(issue["user"]["login"], "alice");
+    assert!(issue.get("pull_request").is_some());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn open_pulls_are_found_by_head_label_and_by_commit() {
+    let gh = FakeGitHub::start().await;
+    gh.pr(7).head("feature/x", SHA);
+    gh.pr(8).head("feature/y", NEXT).fork("mallory");
+    gh.pr(9).head("feature/z", SHA).closed();
+    let api = client(&gh, WORKFLOW_TOKEN);
+
+    let mine = get_json(&api, "/pulls?state=open&head=Codertocat:feature/x").await;
+    assert_eq!(numbers(&mine), [7]);
+    let fork = get_json(&api, "/pulls?state=open&head=mallory:feature/y").await;
+    assert_eq!(numbers(&fork), [8]);
+    assert_eq!(fork[0]["head"]["repo"]["fork"], true);
+    assert_eq!(fork[0]["head"]["repo"]["full_name"], "mallory/Hello-World");
+    assert!(
+        fork[0].get("mergeable").is_none(),
+        "lists carry no mergeability"
+    );
+    // `head` needs the owner, as GitHub documents.
+    assert_eq!(
+        numbers(&get_json(&api, "/pulls?state=open&head=feature/x").await),
+        Vec::<u64>::new()
+    );
+    assert_eq!(numbers(&get_json(&api, "/pulls").await), [8, 7]);
+    assert_eq!(
+        numbers(&get_json(&api, "/pulls?state=all").await),
+        [9, 8, 7]
+    );
+    assert_eq!(
+        numbers(&get_json(&api, &format!("/commits/{SHA}/pulls")).await),
+        [7, 9]
+    );
+}
