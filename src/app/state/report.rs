@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 
 use super::read::{Latest, MAX_COMMENTS};
-use crate::agent_state::AgentState;
+use crate::agent_state::{AgentState, WarningKind};
 use crate::render::text::{Message, cell, literal, visible};
 
 /// The summary shows previews; outputs and `--json` carry the full values.
@@ -89,12 +89,22 @@ pub(super) fn provenance(r: &ReadReport, markdown: bool, put: bool) -> Vec<Strin
             plural(s.ignored_untrusted)
         ))));
     }
-    if !s.warnings.is_empty() {
+    let skipped = s
+        .warnings
+        .iter()
+        .filter(|w| w.kind == WarningKind::Skipped)
+        .count();
+    if skipped > 0 {
         lines.push(render(Message::new().text(format!(
-            "Skipped malformed blocks in {} newer comment{} (see the warnings).",
-            s.warnings.len(),
-            plural(s.warnings.len())
+            "Skipped malformed blocks in {skipped} newer comment{} (see the warnings).",
+            plural(skipped)
         ))));
+    }
+    if s.warnings.iter().any(|w| w.kind == WarningKind::Lenient) {
+        lines.push(render(Message::new().text(
+            "The block was read leniently: it holds characters its writer should have \
+             escaped (see the warning).",
+        )));
     }
     if r.latest.capped {
         lines.push(render(Message::new().text(format!(

@@ -20,7 +20,7 @@ async fn tokens_are_401_when_unknown_and_403_without_the_permission() {
         .await
         .unwrap_err();
     assert!(
-        matches!(unknown, ApiError::Forbidden { status: 401, .. }),
+        matches!(unknown, ApiError::BadCredentials { .. }),
         "{unknown}"
     );
 
