@@ -54,6 +54,7 @@ const RUNNER_VARS: &[&str] = &[
     "ACTIONS_RUNTIME_TOKEN",
     "ACTIONS_RESULTS_URL",
     "COUNCIL_RETRY_BASE_MS",
+    "COUNCIL_REQUEST_TIMEOUT_MS",
 ];
 
 impl RunnerEnv {
@@ -257,6 +258,10 @@ impl Settings {
             retry: RetryPolicy::with_base_ms(parse_number(
                 env.get("COUNCIL_RETRY_BASE_MS"),
                 "COUNCIL_RETRY_BASE_MS",
+            )?)
+            .with_request_timeout_ms(parse_number(
+                env.get("COUNCIL_REQUEST_TIMEOUT_MS"),
+                "COUNCIL_REQUEST_TIMEOUT_MS",
             )?)
             .with_budget(RUN_BUDGET),
             runner: Runner {

@@ -1,10 +1,17 @@
 //! Where the policy is read: the base branch through the API in Actions (a PR must not
 //! loosen its own gate), a local file on the CLI.
 
+use std::path::Path;
+
+use super::{ReadError, display_path, read_text};
 use crate::error::{Error, Result};
 use crate::github::GitHub;
 use crate::policy::Policy;
 use crate::settings::Settings;
+
+/// A local policy file is read up to this size; the parser refuses what is over its own
+/// (smaller) limit with a proper message, this only keeps `/dev/zero` from filling memory.
+const MAX_READ: u64 = 4 << 20;
 
 pub async fn load(settings: &Settings, gh: Option<&GitHub>, base_ref: &str) -> Result<Policy> {
     if settings.in_actions {
@@ -27,13 +34,24 @@ pub async fn load(settings: &Settings, gh: Option<&GitHub>, base_ref: &str) -> R
         };
     }
     let path = settings.workspace.join(&settings.policy_path);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => Policy::parse(&text, &settings.policy_path),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !settings.policy_explicit => {
+    let shown = display_path(&settings.workspace, Path::new(&settings.policy_path));
+    match read_text(&path, MAX_READ) {
+        Ok(text) => Policy::parse(&text, &shown),
+        Err(ReadError::Io(e))
+            if e.kind() == std::io::ErrorKind::NotFound && !settings.policy_explicit =>
+        {
             let mut policy = Policy::default_policy();
-            policy.source = format!("default policy (no local {})", settings.policy_path);
+            policy.source = format!("default policy (no local {shown})");
             Ok(policy)
         }
-        Err(e) => Err(Error::io(path, e)),
+        Err(ReadError::Io(e)) => Err(Error::io(&shown, e)),
+        Err(ReadError::TooLarge) => Err(Error::Policy {
+            location: shown,
+            message: format!("larger than {} MiB", MAX_READ >> 20),
+        }),
+        Err(ReadError::NotUtf8) => Err(Error::Policy {
+            location: shown,
+            message: "not UTF-8 text".to_string(),
+        }),
     }
 }

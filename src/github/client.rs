@@ -131,6 +131,8 @@ pub struct GitHub {
     unreachable: Mutex<Option<String>>,
     /// Redacted from every message built from a reply (a proxy may echo the token).
     token: Option<String>,
+    /// `scheme://host:port` of the REST API: the only origin a `Link` is followed to.
+    origin: String,
 }
 
 impl GitHub {
@@ -148,6 +150,9 @@ impl GitHub {
             read_only: config.read_only,
             unreachable: Mutex::new(None),
             token: config.token.clone(),
+            origin: url::Url::parse(&config.api_url)
+                .map(|u| u.origin().ascii_serialization())
+                .unwrap_or_default(),
         })
     }
 
@@ -299,6 +304,21 @@ impl GitHub {
             }
             give_up(what, gave_up)
         })
+    }
+
+    /// `url` as a path when it is on the API's own origin (`Link` URLs are absolute,
+    /// first requests are paths): one form for both, to tell a page already read.
+    pub fn path_of<'u>(&self, url: &'u str) -> &'u str {
+        match url.strip_prefix(self.origin.as_str()) {
+            Some(path) if path.starts_with('/') => path,
+            _ => url,
+        }
+    }
+
+    /// Whether `url` is on the REST API's own origin (`Link` URLs are absolute, and the
+    /// client would send its token wherever they point).
+    pub fn is_own_origin(&self, url: &str) -> bool {
+        url::Url::parse(url).is_ok_and(|u| u.origin().ascii_serialization() == self.origin)
     }
 
     /// `text` with this client's token and anything shaped like a token replaced.

@@ -64,6 +64,10 @@ pub fn rest_login(login: String, typename: &str) -> String {
     }
 }
 
+/// Comment pages read at most (30,000 comments): far beyond any real issue, and a bound
+/// on what a hostile `Link` chain can cost.
+pub const MAX_COMMENT_PAGES: usize = 300;
+
 impl GitHub {
     /// One file's text at `git_ref` (the default branch when `None`), or `None` when it
     /// does not exist there.
@@ -96,28 +100,54 @@ impl GitHub {
     pub async fn list_comments(&self, issue: u64) -> Result<Vec<Comment>, ApiError> {
         let url = self.repo_path(&format!("/issues/{issue}/comments?per_page=100"));
         let pages: Vec<Vec<Comment>> = self
-            .get_pages(&format!("listing comments of #{issue}"), url, 1_000)
+            .get_pages(
+                &format!("listing comments of #{issue}"),
+                url,
+                MAX_COMMENT_PAGES,
+            )
             .await?;
         Ok(pages.into_iter().flatten().collect())
     }
 
-    /// Every page from `url` on, following `Link: rel="next"`, at most `max_pages`.
+    /// Every page from `url` on, following `Link: rel="next"`. A chain longer than
+    /// `max_pages`, one that comes back to a page already read, or one that leaves the
+    /// API's origin (the token would go with it) is an error, never followed.
     pub async fn get_pages<P: serde::de::DeserializeOwned>(
         &self,
         what: &str,
         mut url: String,
         max_pages: usize,
     ) -> Result<Vec<P>, ApiError> {
+        let hostile = |message: String| ApiError::Decode {
+            what: what.to_string(),
+            message,
+        };
         let mut pages = Vec::new();
-        for _ in 0..max_pages {
+        let mut seen = std::collections::HashSet::new();
+        loop {
+            if pages.len() >= max_pages {
+                return Err(hostile(format!(
+                    "more than {max_pages} pages; stopped rather than read without end"
+                )));
+            }
+            seen.insert(self.path_of(&url).to_string());
             let reply = self.get(what, &url, None).await?;
             pages.push(reply.json(what)?);
-            match link(&reply.headers, "next") {
-                Some(next) => url = next,
-                None => break,
+            let Some(next) = link(&reply.headers, "next") else {
+                return Ok(pages);
+            };
+            if !next.starts_with('/') && !self.is_own_origin(&next) {
+                return Err(hostile(
+                    "the `Link` header points away from the API's host; not followed".into(),
+                ));
             }
+            if seen.contains(self.path_of(&next)) {
+                return Err(hostile(
+                    "the `Link` header leads back to a page already read".into(),
+                ));
+            }
+            url = next;
         }
-        Ok(pages)
     }
 
     pub async fn get_comment(&self, id: u64) -> Result<Comment, ApiError> {

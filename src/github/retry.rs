@@ -24,6 +24,8 @@ pub struct RetryPolicy {
     pub max_delay: Duration,
     /// When the run's time is up: no request starts and no wait ends after it.
     pub deadline: Option<Instant>,
+    /// How long one request may take, reply included ([`REQUEST_TIMEOUT`]).
+    pub request_timeout: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -33,6 +35,7 @@ impl Default for RetryPolicy {
             base_delay: Duration::from_millis(500),
             max_delay: Duration::from_secs(60),
             deadline: None,
+            request_timeout: REQUEST_TIMEOUT,
         }
     }
 }
@@ -59,10 +62,18 @@ impl RetryPolicy {
             .map(|d| d.saturating_duration_since(Instant::now()))
     }
 
-    /// How long the next request may take: [`REQUEST_TIMEOUT`], or less near the deadline.
-    pub fn request_timeout(&self) -> Duration {
+    /// `COUNCIL_REQUEST_TIMEOUT_MS` shortens the per-request timeout (fault drills).
+    pub fn with_request_timeout_ms(mut self, ms: Option<u64>) -> Self {
+        if let Some(ms) = ms {
+            self.request_timeout = Duration::from_millis(ms.max(1));
+        }
+        self
+    }
+
+    /// How long the next request may take: the request timeout, or less near the deadline.
+    fn next_timeout(&self) -> Duration {
         self.remaining()
-            .map_or(REQUEST_TIMEOUT, |left| left.min(REQUEST_TIMEOUT))
+            .map_or(self.request_timeout, |left| left.min(self.request_timeout))
     }
 
     fn backoff(&self, failed_attempts: u32) -> Duration {
@@ -127,17 +138,12 @@ where
             });
         }
         attempt += 1;
-        let failure = match tokio::time::timeout(policy.request_timeout(), op(attempt)).await {
+        let timeout = policy.next_timeout();
+        let failure = match tokio::time::timeout(timeout, op(attempt)).await {
             Ok(Ok(value)) => return Ok(value),
             Ok(Err(failure)) => failure,
             Err(_) => Failure::transient(
-                format!(
-                    "no complete reply within {} s",
-                    policy
-                        .request_timeout()
-                        .max(Duration::from_secs(1))
-                        .as_secs()
-                ),
+                format!("no complete reply within {:.1} s", timeout.as_secs_f64()),
                 None,
             ),
         };
@@ -200,7 +206,7 @@ mod tests {
             max_attempts: 4,
             base_delay: Duration::from_millis(1),
             max_delay: Duration::from_secs(2),
-            deadline: None,
+            ..RetryPolicy::default()
         }
     }
 
@@ -264,7 +270,7 @@ mod tests {
             max_attempts: 10,
             base_delay: Duration::from_millis(100),
             max_delay: Duration::from_millis(500),
-            deadline: None,
+            ..RetryPolicy::default()
         };
         assert!(p.backoff(1) >= Duration::from_millis(100));
         assert!(p.backoff(1) <= Duration::from_millis(150));

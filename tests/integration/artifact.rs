@@ -49,7 +49,7 @@ fn fast() -> RetryPolicy {
         max_attempts: 5,
         base_delay: Duration::from_millis(2),
         max_delay: Duration::from_secs(2),
-        deadline: None,
+        ..RetryPolicy::default()
     }
 }
 

@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
+use crate::support::artifacts::{self, Artifact};
 use crate::support::fake_github::FakeGitHub;
 use crate::support::{Council, fixture, pr_event};
 
@@ -399,33 +400,17 @@ fn compacted_ledger(entries: usize) -> (String, Value) {
 }
 
 async fn serve_previous_artifact(gh: &FakeGitHub, context: &Value) {
-    use std::io::Write;
-    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    zip.start_file("PR-2.json", zip::write::SimpleFileOptions::default())
-        .unwrap();
-    zip.write_all(serde_json::to_string_pretty(context).unwrap().as_bytes())
-        .unwrap();
-    let bytes = zip.finish().unwrap().into_inner();
-    let listing = json!({"total_count": 1, "artifacts": [{
-        "id": 77, "name": "audit-PR-2", "size_in_bytes": bytes.len(), "expired": false,
-        "workflow_run": {"id": 900}
-    }]});
-    Mock::given(method("GET"))
-        .and(path("/repos/Codertocat/Hello-World/actions/artifacts"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(listing))
-        .mount(&gh.server)
-        .await;
-    Mock::given(method("GET"))
-        .and(path(
-            "/repos/Codertocat/Hello-World/actions/artifacts/77/zip",
-        ))
-        .respond_with(
-            ResponseTemplate::new(200)
-                .insert_header("content-type", "application/zip")
-                .set_body_bytes(bytes),
-        )
-        .mount(&gh.server)
-        .await;
+    let audit = context.clone();
+    artifacts::serve(
+        gh,
+        2,
+        &[Artifact {
+            id: 77,
+            run_id: 900,
+            audit,
+        }],
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -38,7 +38,7 @@ pub fn client(gh: &FakeGitHub, token: &str) -> GitHub {
             max_attempts: 3,
             base_delay: Duration::from_millis(1),
             max_delay: Duration::from_secs(5),
-            deadline: None,
+            ..RetryPolicy::default()
         },
         read_only: false,
     };

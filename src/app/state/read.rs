@@ -104,8 +104,15 @@ fn trust_policy(settings: &Settings, api_text: Option<String>) -> Result<Policy>
     let path = &settings.policy_path;
     if !settings.in_actions && settings.policy_explicit {
         let full = settings.workspace.join(path);
-        let text = std::fs::read_to_string(&full).map_err(|e| Error::io(&full, e))?;
-        return Policy::parse(&text, path);
+        let shown = crate::app::display_path(&settings.workspace, std::path::Path::new(path));
+        let text = crate::app::read_text(&full, 4 << 20).map_err(|e| match e {
+            crate::app::ReadError::Io(e) => Error::io(&shown, e),
+            _ => Error::Policy {
+                location: shown.clone(),
+                message: "larger than 4 MiB, or not UTF-8 text".to_string(),
+            },
+        })?;
+        return Policy::parse(&text, &shown);
     }
     let mut policy = match api_text {
         Some(text) => Policy::parse(&text, &format!("{path}@HEAD"))?,

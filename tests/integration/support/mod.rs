@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod artifacts;
 pub mod builders;
 pub mod events;
 pub mod fake_github;
