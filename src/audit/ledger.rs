@@ -110,10 +110,15 @@ impl Stored {
         let fresh: Vec<Entry> = entries.iter().filter(|e| !summarised(e)).cloned().collect();
         let added = self.context.append(fresh);
         if added > 0 {
-            let anchor = self.anchor().to_string();
-            let mut maps = to_maps(&self.context.timeline);
-            seal_tail(&mut maps, from, &anchor, key)?;
-            self.context.timeline = from_maps(maps);
+            // Only the new entries are sealed: they link to the last stored one's hash.
+            let anchor = match from.checked_sub(1) {
+                Some(last) => self.context.timeline[last].hash.clone(),
+                None => self.anchor().to_string(),
+            };
+            let mut maps = to_maps(&self.context.timeline[from..]);
+            seal_tail(&mut maps, 0, &anchor, key)?;
+            self.context.timeline.truncate(from);
+            self.context.timeline.extend(from_maps(maps));
         }
         Ok(added)
     }
