@@ -6,11 +6,9 @@
 
 use std::time::Duration;
 
-use serde_json::Value;
-
 use super::marked_comment::{self, FindError};
 use crate::audit::adopt::{Found, Rejected, adopt, reset_message};
-use crate::audit::ledger::{self, Links, MARKER, Omitted, Stored};
+use crate::audit::ledger::{self, Links, MARKER, Stored};
 use crate::audit::timeline::{Record, new_entry};
 use crate::audit::{ContextObject, Entry};
 use crate::event::PullRequest;
@@ -68,7 +66,7 @@ impl Ledger<'_> {
         };
         let Some(gh) = self.gh else {
             if let Ok(merged) = self.merge(None, Vec::new(), ours, &[], &mut out) {
-                out.context = merged.context;
+                out.context = merged.file_context();
             }
             return out;
         };
@@ -165,7 +163,7 @@ impl Ledger<'_> {
         };
         match self.merge(fallback.stored, Vec::new(), ours, &reset, &mut out) {
             Ok(merged) => {
-                out.context = merged.context;
+                out.context = merged.file_context();
                 out.effect = Some(skipped(format!(
                     "the Context Object comment was not written: {}",
                     match why {
@@ -278,7 +276,7 @@ impl Ledger<'_> {
         merged: &Stored,
         out: &mut Persisted,
     ) -> ContextObject {
-        let mut context = merged.context.clone();
+        let mut context = merged.file_context();
         if merged.is_complete() {
             return context;
         }
@@ -333,24 +331,11 @@ fn found_in(comment: &Comment) -> Found {
     }
 }
 
-/// An audit file as a stored object: a file that leaves old entries out carries their
-/// chain head in `timeline_omitted`, which is where its tail is verified from.
+/// An audit file as a stored object (its anchor and recorded head included).
 fn stored_from_file(json: &[u8]) -> Result<Stored, ledger::LedgerError> {
-    let mut context: ContextObject =
-        serde_json::from_slice(json).map_err(|e| ledger::LedgerError::BadData(e.to_string()))?;
-    let omitted = match context.extra.shift_remove("timeline_omitted") {
-        None => Omitted::default(),
-        Some(v) => Omitted {
-            count: v.get("count").and_then(Value::as_u64).unwrap_or(0) as usize,
-            head_hash: v
-                .get("head_hash")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string(),
-            summaries: Vec::new(),
-        },
-    };
-    Ok(Stored { context, omitted })
+    serde_json::from_slice::<ContextObject>(json)
+        .map(Stored::from_file)
+        .map_err(|e| ledger::LedgerError::BadData(e.to_string()))
 }
 
 fn write_failed(e: ApiError) -> EffectReport {

@@ -44,9 +44,9 @@ pub fn adopt(found: Vec<Found>, key: Option<&[u8]>) -> Adopted {
         match parsed {
             Ok(stored) => match stored.verify(key) {
                 Ok(_) => adopted.verified.push(stored),
-                Err(tamper) => adopted.rejected.push(Rejected {
+                Err(e) => adopted.rejected.push(Rejected {
                     source,
-                    why: format!("it fails verification at {tamper}"),
+                    why: e.to_string(),
                     head_hash: Some(claimed_head(&stored)),
                 }),
             },

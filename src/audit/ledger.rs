@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 use super::chain::{ChainError, ZERO_HASH, seal_tail};
 use super::context::{ContextObject, Entry};
 use super::derive::derive;
+use super::head::{Head, HeadError};
 use super::verify::{Tamper, VerifyReport, verify_tail};
 use crate::render::text::{escape_text, literal};
 
@@ -16,6 +17,8 @@ use crate::render::text::{escape_text, literal};
 pub const MARKER: &str = "<!-- agent-council:ledger:v1 -->";
 const DATA_OPEN: &str = "<!-- agent-council:ledger:data\n";
 const DATA_CLOSE: &str = "\n-->";
+/// The audit file's member holding the chain head (an addition to the seed's shape).
+pub const CHAIN_HEAD: &str = "chain_head";
 /// GitHub's limit, in code points.
 pub const COMMENT_LIMIT: usize = 65_536;
 /// Room left for GitHub's own accounting differences.
@@ -29,6 +32,9 @@ pub struct Stored {
     pub context: ContextObject,
     #[serde(default)]
     pub omitted: Omitted,
+    /// The chain head as of the last write: catches entries dropped from the end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub head: Option<Head>,
 }
 
 /// Entries older than the raw tail: counted, the last one's hash kept as the anchor,
@@ -48,6 +54,15 @@ pub struct Summary {
     pub id: String,
     pub hash: String,
     pub line: String,
+}
+
+/// Why a stored object is not adopted.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum StoredError {
+    #[error("it fails verification at {0}")]
+    Chain(Tamper),
+    #[error("{0}")]
+    Head(HeadError),
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -70,7 +85,59 @@ impl Stored {
         Stored {
             context,
             omitted: Omitted::default(),
+            head: None,
         }
+    }
+
+    /// The hash the next entry links to: the last entry's, or the anchor.
+    pub fn last_hash(&self) -> &str {
+        self.context
+            .timeline
+            .last()
+            .map_or_else(|| self.anchor(), |e| e.hash.as_str())
+    }
+
+    /// The Context Object as an audit file holds it: with the chain head it was sealed
+    /// to, so that a file whose last entries were dropped is caught too.
+    pub fn file_context(&self) -> ContextObject {
+        let mut context = self.context.clone();
+        if let Some(head) = &self.head
+            && let Ok(value) = serde_json::to_value(head)
+        {
+            context.extra.insert(CHAIN_HEAD.to_string(), value);
+        }
+        context
+    }
+
+    /// A stored object from an audit file: `timeline_omitted` becomes the anchor of a
+    /// file that leaves old entries out, `chain_head` the recorded head.
+    pub fn from_file(mut context: ContextObject) -> Stored {
+        let omitted = match context.extra.shift_remove("timeline_omitted") {
+            None => Omitted::default(),
+            Some(v) => Omitted {
+                count: v.get("count").and_then(Value::as_u64).unwrap_or(0) as usize,
+                head_hash: v
+                    .get("head_hash")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string(),
+                summaries: Vec::new(),
+            },
+        };
+        let head = context
+            .extra
+            .shift_remove(CHAIN_HEAD)
+            .and_then(|v| serde_json::from_value(v).ok());
+        Stored {
+            context,
+            omitted,
+            head,
+        }
+    }
+
+    /// Entries in the whole timeline, omitted ones included.
+    pub fn total_entries(&self) -> usize {
+        self.omitted.count + self.context.timeline.len()
     }
 
     /// The `prev_hash` of the first raw entry.
@@ -86,15 +153,24 @@ impl Stored {
         self.omitted.count == 0
     }
 
-    /// Checks the raw tail's chain (and signatures with a key) from the anchor.
-    pub fn verify(&self, key: Option<&[u8]>) -> Result<VerifyReport, Tamper> {
+    /// Checks the raw tail's chain (and signatures with a key) from the anchor, and that
+    /// the recorded head (required with a key) says it ends where it ends.
+    pub fn verify(&self, key: Option<&[u8]>) -> Result<VerifyReport, StoredError> {
         let entries: Vec<Value> = self
             .context
             .timeline
             .iter()
             .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
             .collect();
-        verify_tail(&entries, self.anchor(), key)
+        let report = verify_tail(&entries, self.anchor(), key).map_err(StoredError::Chain)?;
+        Head::check(
+            self.head.as_ref(),
+            self.total_entries(),
+            self.last_hash(),
+            key,
+        )
+        .map_err(StoredError::Head)?;
+        Ok(report)
     }
 
     /// An entry with this id is recorded, raw or summarised.
@@ -119,6 +195,9 @@ impl Stored {
             seal_tail(&mut maps, 0, &anchor, key)?;
             self.context.timeline.truncate(from);
             self.context.timeline.extend(from_maps(maps));
+        }
+        if added > 0 || self.head.is_none() {
+            self.head = Some(Head::new(self.total_entries(), self.last_hash(), key));
         }
         Ok(added)
     }

@@ -5,6 +5,7 @@ pub mod canonical;
 pub mod chain;
 pub mod context;
 pub mod derive;
+pub mod head;
 pub mod ledger;
 mod number;
 pub mod timeline;

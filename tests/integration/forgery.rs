@@ -286,3 +286,31 @@ async fn an_unknown_identity_adopts_and_edits_no_comment() {
         "the audit file still holds this run's decision"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn dropping_the_newest_entries_is_caught_by_the_recorded_head() {
+    let gh = FakeGitHub::start().await;
+    gh.policy("master", None).await;
+    guard(&gh, "1")
+        .input("hmac-key", KEY)
+        .run()
+        .await
+        .assert_code(1);
+    guard(&gh, "2")
+        .input("hmac-key", KEY)
+        .run()
+        .await
+        .assert_code(1);
+    // The chain of the first two entries still verifies on its own.
+    rewrite(&gh, |s| {
+        s["context"]["timeline"].as_array_mut().unwrap().truncate(2);
+    });
+    let run = guard(&gh, "3").input("hmac-key", KEY).run().await;
+    run.assert_code(1);
+    let warned = warnings(&run).join("\n");
+    assert!(
+        warned.contains("does not match its entries (2,"),
+        "{warned}"
+    );
+    assert_eq!(actions(&run)[0], "3 action:ledger-reset");
+}

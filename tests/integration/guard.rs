@@ -121,6 +121,7 @@ async fn summary_annotations_and_context_object_of_a_failing_pr() {
         ".timeline[].message" => "[message]",
         ".timeline[].prev_hash" => "[hash]",
         ".timeline[].hash" => "[hash]",
+        ".chain_head.hash" => "[hash]",
     }, @r#"
     {
       "schema_version": 1,
@@ -174,7 +175,11 @@ async fn summary_annotations_and_context_object_of_a_failing_pr() {
           "prev_hash": "[hash]",
           "hash": "[hash]"
         }
-      ]
+      ],
+      "chain_head": {
+        "entries": 2,
+        "hash": "[hash]"
+      }
     }
     "#);
 }

@@ -2,6 +2,7 @@
 
 mod canonical;
 mod chain;
+mod forgery;
 mod support;
 mod tamper;
 mod vector;
