@@ -7,6 +7,7 @@ mod ledger;
 mod marked_comment;
 mod pipeline;
 mod policy_source;
+mod stages;
 mod state;
 mod upload;
 mod verify;

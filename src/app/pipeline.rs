@@ -1,55 +1,92 @@
 //! A pull-request run: read what the stages need (the event, the base-branch policy),
 //! evaluate the planned stages in order (a stage runs only while every gate before it
-//! passed), then [`finish`].
+//! passed), then [`finish`]. Each stage's reading lives in `stages/<stage>.rs`; its
+//! decision is pure, in `crate::stage`.
 
 use super::finish::{PrRun, finish};
+use super::stages::{self, Evaluated, StageInput};
 use super::{github_client, policy_source, repository, run_url};
-use crate::error::{Outcome, Result};
-use crate::event::Event;
-use crate::render::text::Message;
+use crate::error::{Error, Outcome, Result};
+use crate::event::{Event, PullRequest};
+use crate::github::{GitHub, RepoName};
 use crate::settings::Settings;
-use crate::stage::guard::GuardStage;
-use crate::stage::{self, Stage, StageResult};
+use crate::stage::{Stage, StageResult};
 
+/// The repository and the two clients a run acts with.
+pub struct Clients {
+    pub repo: RepoName,
+    /// The workflow token's client (`None`: no token).
+    pub gh: Option<GitHub>,
+    /// The release token's client: merges (and reverts) only.
+    pub release: Option<GitHub>,
+}
+
+impl Clients {
+    pub fn new(settings: &Settings, event: &Event) -> Result<Clients> {
+        let repo = repository(settings, event)?;
+        Ok(Clients {
+            gh: github_client(settings, &repo, settings.token.as_ref())?,
+            release: github_client(settings, &repo, settings.release_token.as_ref())?,
+            repo,
+        })
+    }
+}
+
+/// The pull request of a `pull_request`/`pull_request_target` event through `stages`.
 pub async fn run(settings: &Settings, event: &Event, stages: &[Stage]) -> Result<Outcome> {
     let pr = event.pull_request()?;
-    let repo = repository(settings, event)?;
-    let gh = github_client(settings, &repo, settings.token.as_ref())?;
-    let release = github_client(settings, &repo, settings.release_token.as_ref())?;
-    let policy = policy_source::load(settings, gh.as_ref(), &pr.base_ref).await?;
-    let url = run_url(settings, &repo);
-    let previous_base = event.previous_base();
+    let clients = Clients::new(settings, event)?;
+    run_pr(settings, event, &clients, &pr, stages).await
+}
 
+/// One pull request through the planned stages, then [`finish`]. An error before any
+/// stage decided is the run's error; a later stage that cannot decide leaves the
+/// earlier verdicts standing (SPEC: exit 3 with what was decided so far).
+pub async fn run_pr(
+    settings: &Settings,
+    event: &Event,
+    clients: &Clients,
+    pr: &PullRequest,
+    stages: &[Stage],
+) -> Result<Outcome> {
+    let policy = policy_source::load(settings, clients.gh.as_ref(), &pr.base_ref).await?;
+    let url = run_url(settings, &clients.repo);
     let mut results: Vec<StageResult> = Vec::new();
-    for &planned in stages {
+    let mut unfinished: Option<Error> = None;
+    for &stage in stages {
         if results.iter().any(StageResult::failed) {
             break;
         }
-        match planned {
-            Stage::Guard => results.push(stage::guard::evaluate(&GuardStage {
-                pr: &pr,
-                previous_base: previous_base.as_deref(),
-                policy: &policy,
-                close_on_fail: settings.close_on_fail,
-                run_url: url.as_deref(),
-            })),
-            other => {
+        let input = StageInput {
+            settings,
+            event,
+            clients,
+            pr,
+            policy: &policy,
+            run_url: url.as_deref(),
+            earlier: &results,
+        };
+        match stages::evaluate(stage, &input).await {
+            Ok(Evaluated::Decided(result)) => results.push(result),
+            Ok(Evaluated::Skipped(note)) => {
                 if let Some(last) = results.last_mut() {
-                    last.notes.push(Message::new().text(format!(
-                        "{other}: not available in this version of council; {other}-status \
-                         stays PENDING"
-                    )));
+                    last.notes.push(note);
                 }
+            }
+            Err(e) if results.is_empty() => return Err(e),
+            Err(e) => {
+                unfinished = Some(e);
+                break;
             }
         }
     }
     let run = PrRun {
         settings,
         event,
-        repo: &repo,
-        pr: &pr,
-        gh: gh.as_ref(),
-        release: release.as_ref(),
+        repo: &clients.repo,
+        pr,
+        gh: clients.gh.as_ref(),
+        release: clients.release.as_ref(),
     };
-    Ok(finish(&run, results, None).await)
+    Ok(finish(&run, results, unfinished).await)
 }

@@ -1,0 +1,47 @@
+//! What each pipeline stage reads before it decides: one file per stage, each handing
+//! facts to the stage's pure evaluation in `crate::stage`.
+
+mod guard;
+
+use super::pipeline::Clients;
+use crate::error::Result;
+use crate::event::{Event, PullRequest};
+use crate::policy::Policy;
+use crate::render::text::Message;
+use crate::settings::Settings;
+use crate::stage::{Stage, StageResult};
+
+/// Everything a stage may read from: the run, the pull request, its base-branch policy,
+/// and the results of the stages before it in this run.
+pub struct StageInput<'a> {
+    pub settings: &'a Settings,
+    pub event: &'a Event,
+    pub clients: &'a Clients,
+    pub pr: &'a PullRequest,
+    pub policy: &'a Policy,
+    /// The workflow run, for links.
+    pub run_url: Option<&'a str>,
+    pub earlier: &'a [StageResult],
+}
+
+/// What became of one planned stage.
+pub enum Evaluated {
+    Decided(StageResult),
+    /// Nothing to decide: why, as a note for the summary.
+    Skipped(Message),
+}
+
+pub async fn evaluate(stage: Stage, input: &StageInput<'_>) -> Result<Evaluated> {
+    Ok(match stage {
+        Stage::Guard => Evaluated::Decided(guard::evaluate(input)),
+        other => Evaluated::Skipped(skipped_note(
+            other,
+            "not available in this version of council",
+        )),
+    })
+}
+
+/// The note a stage that did not run leaves on the summary.
+pub fn skipped_note(stage: Stage, why: &str) -> Message {
+    Message::new().text(format!("{stage}: {why}; {stage}-status stays PENDING"))
+}
