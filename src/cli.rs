@@ -157,6 +157,9 @@ pub struct LocalFlags {
     /// The event name, e.g. pull_request (default: $GITHUB_EVENT_NAME)
     #[arg(long, global = true, value_name = "NAME")]
     pub event_name: Option<String>,
+    /// review / release: the pull request to act on (default: the event's)
+    #[arg(long, global = true, value_name = "N")]
+    pub pr: Option<String>,
     /// owner/name (default: $GITHUB_REPOSITORY, else the event's repository)
     #[arg(long, global = true, value_name = "OWNER/NAME")]
     pub repo: Option<String>,

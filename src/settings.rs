@@ -145,6 +145,8 @@ pub struct Settings {
     pub hmac_key: Option<Secret>,
     pub retention_days: Option<u32>,
     pub issue: Option<u64>,
+    /// `--pr N` (CLI): the pull request review/release act on, read through the API.
+    pub pr: Option<u64>,
     pub registry_issue: Option<u64>,
     pub trusted_authors: Vec<String>,
     pub state: StateInputs,
@@ -234,6 +236,7 @@ impl Settings {
             hmac_key: non_empty(i.hmac_key).map(Secret),
             retention_days: parse_retention(i.retention_days)?,
             issue: parse_number(non_empty(i.issue).as_deref(), "issue")?,
+            pr: parse_number(non_empty(cli.local.pr.clone()).as_deref(), "pr")?,
             registry_issue: parse_number(non_empty(i.registry_issue).as_deref(), "registry-issue")?,
             trusted_authors: split_list(non_empty(i.trusted_authors)),
             state: StateInputs {
