@@ -98,6 +98,19 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// The outcome of a run over several pull requests: a failed gate anywhere decides;
+    /// then the worst error; then a failed effect.
+    pub fn combine(self, other: Outcome) -> Outcome {
+        use Outcome::*;
+        match (self, other) {
+            (GateFailed, _) | (_, GateFailed) => GateFailed,
+            (Unfinished(a), Unfinished(b)) => Unfinished(a.max(b)),
+            (Unfinished(c), _) | (_, Unfinished(c)) => Unfinished(c),
+            (EffectFailed, _) | (_, EffectFailed) => EffectFailed,
+            (Passed, Passed) => Passed,
+        }
+    }
+
     pub fn exit_code(self) -> i32 {
         match self {
             Outcome::Passed => 0,

@@ -8,6 +8,9 @@ use serde_json::Value;
 
 use crate::error::Error;
 
+/// The name of the event a local run without an event file has.
+const LOCAL: &str = "cli";
+
 /// The pull request facts every PR stage needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PullRequest {
@@ -26,6 +29,10 @@ pub struct PullRequest {
     pub draft: bool,
     pub labels: Vec<String>,
     pub html_url: String,
+    /// Totals GitHub computed over the whole diff (the files list stops at 3,000).
+    pub changed_files: Option<u64>,
+    pub additions: Option<u64>,
+    pub deletions: Option<u64>,
 }
 
 impl PullRequest {
@@ -100,8 +107,23 @@ impl Event {
         })
     }
 
-    /// `webhook:<name>.<action>` or `webhook:<name>` (the Context Object's `trigger`).
+    /// A run on the command line without an event file (`council review --pr 7`).
+    pub fn local() -> Event {
+        Event {
+            name: LOCAL.to_string(),
+            action: None,
+            repository: None,
+            payload: Value::Object(serde_json::Map::new()),
+            source: "the command line".to_string(),
+        }
+    }
+
+    /// `webhook:<name>.<action>` or `webhook:<name>` (the Context Object's `trigger`);
+    /// `cli` for a local run without an event.
     pub fn trigger(&self) -> String {
+        if self.name == LOCAL {
+            return LOCAL.to_string();
+        }
         match &self.action {
             Some(action) => format!("webhook:{}.{action}", self.name),
             None => format!("webhook:{}", self.name),
@@ -145,7 +167,23 @@ impl Event {
                 .unwrap_or(false),
             labels: f.labels(pr)?,
             html_url: f.opt_str(pr, "html_url")?.unwrap_or_default(),
+            changed_files: pr.get("changed_files").and_then(Value::as_u64),
+            additions: pr.get("additions").and_then(Value::as_u64),
+            deletions: pr.get("deletions").and_then(Value::as_u64),
         })
+    }
+
+    /// The `pull_request` of a REST reply (`GET /pulls/{n}`): the same object a webhook
+    /// carries, checked field by field the same way.
+    pub fn pull_request_from_api(value: Value, source: &str) -> Result<PullRequest, Error> {
+        let event = Event {
+            name: "pull_request".to_string(),
+            action: None,
+            repository: None,
+            payload: serde_json::json!({ "pull_request": value }),
+            source: source.to_string(),
+        };
+        event.pull_request()
     }
 
     /// The issue and comment of an `issue_comment` event.

@@ -17,6 +17,7 @@ pub mod markdown;
 pub mod plan;
 pub mod policy;
 pub mod render;
+pub mod review;
 pub mod runner;
 pub mod secrets;
 pub mod settings;

@@ -434,6 +434,43 @@ pub fn count_tasks(markdown: &str) -> TaskCount {
     count
 }
 
+/// An open (`[ ]`) task-list item of the document itself: a real list item, not one in
+/// a code block, a quote or an HTML comment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenTask {
+    /// 1-based line number.
+    pub line: usize,
+    /// The item's text after the box.
+    pub text: String,
+}
+
+pub fn open_tasks(markdown: &str) -> Vec<OpenTask> {
+    let text = normalize_newlines(strip_bom(markdown));
+    let layout = Layout::of(&text);
+    let mut open = Vec::new();
+    for (index, line) in layout.lines.iter().enumerate() {
+        if line.kind != LineKind::Text {
+            continue;
+        }
+        let Some(content) = text.get(line.range.clone()) else {
+            continue;
+        };
+        let (_, rest) = indentation(content);
+        if contains(&layout.html_comments, line.range.end - rest.len()) {
+            continue;
+        }
+        if let Some(item) = list_item_rest(rest)
+            && task_box(item) == Some(false)
+        {
+            open.push(OpenTask {
+                line: index + 1,
+                text: item[3..].trim().to_string(),
+            });
+        }
+    }
+    open
+}
+
 fn strip_quote_markers(line: &str) -> &str {
     let mut rest = line;
     loop {
@@ -463,6 +500,23 @@ fn task_box(item: &str) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn open_tasks_are_real_list_items_only() {
+        let body = "- [ ] write tests\n- [x] done\n> - [ ] quoted\n```\n- [ ] code\n```\n<!-- - [ ] hidden -->\n1. [ ] numbered\n* [ ]\n";
+        let open: Vec<(usize, String)> = open_tasks(body)
+            .into_iter()
+            .map(|t| (t.line, t.text))
+            .collect();
+        assert_eq!(
+            open,
+            [
+                (1, "write tests".to_string()),
+                (8, "numbered".to_string()),
+                (9, String::new())
+            ]
+        );
+    }
 
     fn context_of(text: &str, needle: &str) -> Context {
         let offset = text.find(needle).unwrap_or(usize::MAX);

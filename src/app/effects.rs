@@ -169,7 +169,7 @@ fn skipped(why: String) -> EffectResult {
 }
 
 /// Why a write was refused, and what to do about it.
-fn read_only(pr: Option<&PullRequest>, release: bool) -> Message {
+pub fn read_only(pr: Option<&PullRequest>, release: bool) -> Message {
     let why = if release {
         "the release token may not merge: it needs `contents: write` and `pull-requests: \
          write` on this repository"

@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use super::effects::read_only;
 use super::marked_comment::{self, FindError};
 use crate::audit::adopt::{Found, Rejected, adopt, reset_message};
 use crate::audit::ledger::{self, Links, MARKER, Stored};
@@ -115,7 +116,7 @@ impl Ledger<'_> {
                 match marked_comment::write(gh, self.pr.number, comments.first(), &body).await {
                     Ok(comment) => comment,
                     Err(e) => {
-                        out.effect = Some(write_failed(e));
+                        out.effect = Some(write_failed(e, self.pr));
                         return out;
                     }
                 };
@@ -338,15 +339,19 @@ fn stored_from_file(json: &[u8]) -> Result<Stored, ledger::LedgerError> {
         .map_err(|e| ledger::LedgerError::BadData(e.to_string()))
 }
 
-fn write_failed(e: ApiError) -> EffectReport {
+fn write_failed(e: ApiError, pr: &PullRequest) -> EffectReport {
     match e {
         ApiError::ReadOnly { .. } => skipped("dry run: the Context Object comment was not written"),
         e if e.is_forbidden() || matches!(e, ApiError::NotFound { .. }) => EffectReport::new(
             "action:comment",
-            EffectResult::Refused(Message::new().text(format!(
-                "the token may not write comments, so the Context Object lives in the audit \
-                 file and artifact only ({e})"
-            ))),
+            EffectResult::Refused(
+                Message::new()
+                    .text(
+                        "the Context Object comment was not written (it lives in the audit \
+                         file and artifact only): ",
+                    )
+                    .append(read_only(Some(pr), false)),
+            ),
         ),
         e => failed(e.to_string()),
     }

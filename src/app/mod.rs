@@ -9,6 +9,7 @@ mod pipeline;
 mod policy_source;
 mod stages;
 mod state;
+mod two_phase;
 mod upload;
 mod verify;
 
@@ -46,15 +47,8 @@ async fn dispatch(settings: &Settings) -> Result<Outcome> {
         CommandKind::Run(Stage::Verify) => verify::run(settings, settings.verify_file.as_deref()),
         CommandKind::Run(Stage::StateGet) => state::get(settings, None).await,
         CommandKind::Run(Stage::StatePut) => state::put(settings, None).await,
-        CommandKind::Run(stage @ Stage::Guard) => {
-            let event = load_event(settings)?;
-            if !event.is_pull_request_event() {
-                return Err(Error::Usage(format!(
-                    "{stage} runs on pull_request or pull_request_target events, not `{}`",
-                    event.name
-                )));
-            }
-            pipeline::run(settings, &event, &[stage]).await
+        CommandKind::Run(stage @ (Stage::Guard | Stage::Review)) => {
+            pipeline::command(settings, stage).await
         }
         CommandKind::Run(stage) => not_available(settings, stage),
     }

@@ -5,7 +5,7 @@
 
 use super::finish::{PrRun, finish};
 use super::stages::{self, Evaluated, StageInput};
-use super::{github_client, policy_source, repository, run_url};
+use super::{github_client, load_event, policy_source, repository, run_url, two_phase};
 use crate::error::{Error, Outcome, Result};
 use crate::event::{Event, PullRequest};
 use crate::github::{GitHub, RepoName};
@@ -39,6 +39,46 @@ pub async fn run(settings: &Settings, event: &Event, stages: &[Stage]) -> Result
     run_pr(settings, event, &clients, &pr, stages).await
 }
 
+/// `command: guard|review` (and `council guard|review`): the pull request named by
+/// `--pr`, else the event's, else (review on `workflow_run`) every pull request of the
+/// triggering run. Review runs behind the guard, as in `auto`.
+pub async fn command(settings: &Settings, stage: Stage) -> Result<Outcome> {
+    let stages = match stage {
+        Stage::Review => vec![Stage::Guard, Stage::Review],
+        other => vec![other],
+    };
+    let event = match settings.event {
+        Some(_) => load_event(settings)?,
+        None => Event::local(),
+    };
+    let clients = Clients::new(settings, &event)?;
+    if let Some(number) = settings.pr {
+        let gh = clients.gh.as_ref().ok_or_else(|| {
+            Error::Usage(format!(
+                "--pr {number}: the pull request is read through the API; set `github-token`"
+            ))
+        })?;
+        let pr = gh.get_pull(number).await?;
+        return run_pr(settings, &event, &clients, &pr, &stages).await;
+    }
+    if event.is_pull_request_event() {
+        let pr = event.pull_request()?;
+        return run_pr(settings, &event, &clients, &pr, &stages).await;
+    }
+    if stage == Stage::Review && event.name == "workflow_run" {
+        return two_phase::apply(settings, &event, &clients, &stages).await;
+    }
+    Err(Error::Usage(format!(
+        "{stage} runs on pull_request or pull_request_target events, not `{}`; pass --pr N{}",
+        event.name,
+        if stage == Stage::Review {
+            ", or run it on `workflow_run` after the pull request's workflow (two-phase)"
+        } else {
+            ""
+        }
+    )))
+}
+
 /// One pull request through the planned stages, then [`finish`]. An error before any
 /// stage decided is the run's error; a later stage that cannot decide leaves the
 /// earlier verdicts standing (SPEC: exit 3 with what was decided so far).
@@ -64,7 +104,6 @@ pub async fn run_pr(
             pr,
             policy: &policy,
             run_url: url.as_deref(),
-            earlier: &results,
         };
         match stages::evaluate(stage, &input).await {
             Ok(Evaluated::Decided(result)) => results.push(result),

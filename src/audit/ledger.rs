@@ -8,10 +8,13 @@ use serde_json::{Map, Value};
 
 use super::chain::{ChainError, ZERO_HASH, seal_tail};
 use super::context::{ContextObject, Entry};
+use super::derive::decision;
 use super::derive::derive;
 use super::head::{Head, HeadError};
 use super::verify::{Tamper, VerifyReport, verify_tail};
+use crate::gates::gate_key;
 use crate::render::text::{escape_text, literal};
+use crate::stage::Stage;
 
 /// First line of every ledger comment; with the author check it finds the comment.
 pub const MARKER: &str = "<!-- agent-council:ledger:v1 -->";
@@ -264,14 +267,10 @@ pub fn render_fitting(mut stored: Stored, links: &Links) -> (Stored, String) {
             let chunk = (stored.omitted.summaries.len() / 4).max(1);
             stored.omitted.summaries.drain(..chunk);
         } else {
-            // One entry and no summaries still too large: its message is enormous.
-            if let Some(entry) = stored.context.timeline.first_mut() {
-                let keep: String = entry.message.chars().take(2_000).collect();
-                if keep.len() == entry.message.len() {
-                    return (stored, body);
-                }
-                entry.message = keep;
-            }
+            // Nothing left to give way (entry messages are capped when they are made, and
+            // a sealed entry is never shortened): GitHub will say no, and the write is a
+            // failed effect.
+            return (stored, body);
         }
     }
 }
@@ -299,6 +298,7 @@ pub fn render(stored: &Stored, links: &Links) -> String {
         let shown = value.as_str().unwrap_or("not run");
         out.push_str(&format!("| `{gate}` | {shown} |\n"));
     }
+    out.push_str(&findings(&ctx.timeline));
     let total = stored.omitted.count + ctx.timeline.len();
     let shown: Vec<&Entry> = ctx.timeline.iter().rev().take(TABLE_ROWS).collect();
     out.push_str(&format!(
@@ -334,6 +334,47 @@ pub fn render(stored: &Stored, links: &Links) -> String {
     out.push_str(&html_safe_json(stored));
     out.push_str(DATA_CLOSE);
     out
+}
+
+/// Each stage's newest decision with every check's reason: what a reader of the pull
+/// request needs, in the one comment (no second bot comment, no review).
+fn findings(timeline: &[Entry]) -> String {
+    let mut out = String::new();
+    for stage in Stage::PIPELINE {
+        let decided = decision(timeline, stage);
+        let checks = decided.checks();
+        if checks.is_empty() {
+            continue;
+        }
+        let sha = decided.sha();
+        out.push_str(&format!(
+            "\n**{stage}** on {}:\n\n",
+            literal(sha.get(..7).unwrap_or(sha))
+        ));
+        for entry in checks {
+            let icon = match entry.result.as_str() {
+                "PASS" => "✅",
+                "FAIL" => "❌",
+                _ => "⏳",
+            };
+            let gate = gate_key(&entry.action).unwrap_or_default();
+            out.push_str(&format!(
+                "- {icon} `{gate}`: {}\n",
+                escape_text(&shorten(&entry.message, FINDING_CHARS))
+            ));
+        }
+    }
+    out
+}
+
+/// A finding's reason as the comment shows it (the timeline keeps it whole).
+const FINDING_CHARS: usize = 600;
+
+fn shorten(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_string(),
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+    }
 }
 
 /// JSON with `<` and `>` escaped, so nothing in it can end the HTML comment around it.

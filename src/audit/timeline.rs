@@ -40,13 +40,17 @@ pub struct Record {
     pub message: String,
 }
 
+/// Longest entry message, in characters: an entry is sealed once and never shortened
+/// afterwards (that would break its hash), so it must fit a comment from the start.
+pub const MAX_MESSAGE_CHARS: usize = 4_000;
+
 pub fn new_entry(run: &RunInfo, record: &Record, sha: &str, now: &str) -> Entry {
     Entry {
         id: run.entry_id(record.stage, &record.action),
         agent: record.agent.to_string(),
         action: record.action.clone(),
         result: record.result.clone(),
-        message: record.message.clone(),
+        message: capped(&record.message),
         timestamp: now.to_string(),
         run_id: run.run_id.clone(),
         run_attempt: run.run_attempt,
@@ -55,6 +59,16 @@ pub fn new_entry(run: &RunInfo, record: &Record, sha: &str, now: &str) -> Entry 
         hash: String::new(),
         signature: None,
         extra: Map::new(),
+    }
+}
+
+fn capped(message: &str) -> String {
+    match message.char_indices().nth(MAX_MESSAGE_CHARS) {
+        None => message.to_string(),
+        Some((cut, _)) => format!(
+            "{}… (cut at {MAX_MESSAGE_CHARS} characters)",
+            &message[..cut]
+        ),
     }
 }
 

@@ -8,6 +8,7 @@
 pub mod guard;
 
 use crate::render::text::Message;
+use crate::review::ReviewFacts;
 use crate::stage::Stage;
 
 /// Declares the gate modules and lists their `GATE`s, in the order they are evaluated
@@ -23,6 +24,10 @@ macro_rules! register {
 register! {
     branch_name,
     target_branch,
+    doc_coverage,
+    diff_size,
+    secret_scan,
+    task_list,
 }
 
 /// A gate's identity and its check.
@@ -42,12 +47,14 @@ pub struct Gate {
 #[derive(Debug, Clone, Copy)]
 pub enum Check {
     Guard(fn(&guard::GuardFacts) -> Option<GateOutcome>),
+    Review(fn(&ReviewFacts) -> Option<GateOutcome>),
 }
 
 impl Gate {
     pub fn stage(&self) -> Stage {
         match self.check {
             Check::Guard(_) => Stage::Guard,
+            Check::Review(_) => Stage::Review,
         }
     }
 
@@ -184,6 +191,17 @@ mod tests {
         assert_eq!(
             of_stage(Stage::Guard).map(|g| g.name).collect::<Vec<_>>(),
             ["naming_convention", "target_policy"]
+        );
+        assert_eq!(
+            of_stage(Stage::Review)
+                .map(|g| g.action)
+                .collect::<Vec<_>>(),
+            [
+                "check:doc-coverage",
+                "check:diff-size",
+                "check:secret-scan",
+                "check:task-list"
+            ]
         );
     }
 

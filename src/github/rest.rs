@@ -115,36 +115,54 @@ impl GitHub {
     pub async fn get_pages<P: serde::de::DeserializeOwned>(
         &self,
         what: &str,
-        mut url: String,
+        url: String,
         max_pages: usize,
     ) -> Result<Vec<P>, ApiError> {
-        let hostile = |message: String| ApiError::Decode {
+        let (pages, more) = self.get_pages_upto(what, url, max_pages).await?;
+        match more {
+            false => Ok(pages),
+            true => Err(ApiError::Decode {
+                what: what.to_string(),
+                message: format!(
+                    "more than {max_pages} pages; stopped rather than read without end"
+                ),
+            }),
+        }
+    }
+
+    /// The first `max_pages` pages from `url`, and whether the server offered more (for
+    /// lists GitHub itself caps, such as a pull request's 3,000 files).
+    pub async fn get_pages_upto<P: serde::de::DeserializeOwned>(
+        &self,
+        what: &str,
+        mut url: String,
+        max_pages: usize,
+    ) -> Result<(Vec<P>, bool), ApiError> {
+        let hostile = |message: &str| ApiError::Decode {
             what: what.to_string(),
-            message,
+            message: message.to_string(),
         };
         let mut pages = Vec::new();
         let mut seen = std::collections::HashSet::new();
         loop {
-            if pages.len() >= max_pages {
-                return Err(hostile(format!(
-                    "more than {max_pages} pages; stopped rather than read without end"
-                )));
-            }
             seen.insert(self.path_of(&url).to_string());
             let reply = self.get(what, &url, None).await?;
             pages.push(reply.json(what)?);
             let Some(next) = link(&reply.headers, "next") else {
-                return Ok(pages);
+                return Ok((pages, false));
             };
             if !next.starts_with('/') && !self.is_own_origin(&next) {
                 return Err(hostile(
-                    "the `Link` header points away from the API's host; not followed".into(),
+                    "the `Link` header points away from the API's host; not followed",
                 ));
             }
             if seen.contains(self.path_of(&next)) {
                 return Err(hostile(
-                    "the `Link` header leads back to a page already read".into(),
+                    "the `Link` header leads back to a page already read",
                 ));
+            }
+            if pages.len() >= max_pages {
+                return Ok((pages, true));
             }
             url = next;
         }

@@ -7,6 +7,7 @@ pub mod effect;
 pub mod guard;
 pub mod outputs;
 pub mod result;
+pub mod review;
 
 use std::fmt;
 

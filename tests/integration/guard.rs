@@ -45,6 +45,7 @@ async fn every_guard_action_of_both_pr_events_runs_the_guard_on_one_policy_read(
 async fn a_passing_pr_exits_0_after_the_policy_read_and_the_ledger() {
     let gh = FakeGitHub::start().await;
     gh.policy("develop", None).await;
+    gh.pr(2);
     let run = Council::action()
         .api(&gh.uri())
         .event(
@@ -59,14 +60,16 @@ async fn a_passing_pr_exits_0_after_the_policy_read_and_the_ledger() {
         gh.requests().await,
         vec![
             "GET /repos/Codertocat/Hello-World/contents/.github/council.yml",
+            "GET /repos/Codertocat/Hello-World/pulls/2/files",
+            "POST /repos/Codertocat/Hello-World/issues/2/labels",
             "POST /graphql",
             "GET /repos/Codertocat/Hello-World/issues/2/comments",
             "GET /repos/Codertocat/Hello-World/actions/artifacts",
             "POST /repos/Codertocat/Hello-World/issues/2/comments",
             "GET /repos/Codertocat/Hello-World/issues/comments/5001",
         ],
-        "policy read, then the ledger: identity, find, no comment so the previous \
-         artifacts, create, read back"
+        "policy read, review's files and label, then the ledger: identity, find, no \
+         comment so the previous artifacts, create, read back"
     );
     assert!(
         run.annotations().iter().all(|a| a.starts_with("::notice")),

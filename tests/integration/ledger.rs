@@ -227,6 +227,7 @@ fn runtime_token() -> String {
 async fn the_audit_file_is_uploaded_as_an_artifact() {
     let gh = FakeGitHub::start().await;
     gh.policy("develop", None).await;
+    gh.pr(2);
     let results = results_service(200).await;
     let run = Council::action()
         .api(&gh.uri())
@@ -255,6 +256,7 @@ async fn a_failed_upload_is_exit_3_when_the_gates_passed_and_1_when_they_failed(
     ] {
         let gh = FakeGitHub::start().await;
         gh.policy("develop", None).await;
+        gh.pr(2);
         let results = results_service(500).await;
         let run = Council::action()
             .api(&gh.uri())

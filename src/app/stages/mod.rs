@@ -2,6 +2,7 @@
 //! facts to the stage's pure evaluation in `crate::stage`.
 
 mod guard;
+mod review;
 
 use super::pipeline::Clients;
 use crate::error::Result;
@@ -21,7 +22,6 @@ pub struct StageInput<'a> {
     pub policy: &'a Policy,
     /// The workflow run, for links.
     pub run_url: Option<&'a str>,
-    pub earlier: &'a [StageResult],
 }
 
 /// What became of one planned stage.
@@ -34,6 +34,7 @@ pub enum Evaluated {
 pub async fn evaluate(stage: Stage, input: &StageInput<'_>) -> Result<Evaluated> {
     Ok(match stage {
         Stage::Guard => Evaluated::Decided(guard::evaluate(input)),
+        Stage::Review => Evaluated::Decided(review::evaluate(input).await?),
         other => Evaluated::Skipped(skipped_note(
             other,
             "not available in this version of council",

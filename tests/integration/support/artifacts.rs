@@ -65,3 +65,25 @@ fn zip_audit(pr: u64, audit: &Value) -> Vec<u8> {
     .expect("zip write");
     zip.finish().expect("zip").into_inner()
 }
+
+/// The artifacts one workflow run uploaded, by name (`GET /actions/runs/{id}/artifacts`).
+pub async fn serve_run(gh: &FakeGitHub, run_id: u64, names: &[&str]) {
+    let listed: Vec<Value> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            json!({"id": 9000 + i, "name": name, "size_in_bytes": 10, "expired": false,
+                   "workflow_run": {"id": run_id}})
+        })
+        .collect();
+    Mock::given(method("GET"))
+        .and(path(format!(
+            "/repos/{REPO}/actions/runs/{run_id}/artifacts"
+        )))
+        .respond_with(
+            ResponseTemplate::new(200)
+                .set_body_json(json!({"total_count": listed.len(), "artifacts": listed})),
+        )
+        .mount(&gh.server)
+        .await;
+}

@@ -26,9 +26,17 @@ async fn the_guard_runs_on_a_pull_request_the_world_made() {
     let writes = gh.take_writes();
     assert_eq!(
         writes.iter().map(|c| c.line()).collect::<Vec<_>>(),
-        [format!("POST {}", repo("/issues/7/comments"))]
+        [
+            format!("POST {}", repo("/issues/7/labels")),
+            format!("POST {}", repo("/issues/7/comments"))
+        ],
+        "review approved: the label, then the ledger comment"
     );
-    assert_eq!(writes[0].token.as_deref(), Some(WORKFLOW_TOKEN));
+    assert!(
+        writes
+            .iter()
+            .all(|w| w.token.as_deref() == Some(WORKFLOW_TOKEN))
+    );
     assert_eq!(gh.comment_bodies().len(), 1, "the ledger comment");
     gh.assert_all_writes_seen();
 }
@@ -49,9 +57,13 @@ async fn a_fork_pull_request_runs_with_a_read_only_token() {
     run.assert_code(0);
     assert_eq!(run.output("guard-status"), "PASS");
     let refused: Vec<u16> = gh.take_writes().iter().map(|c| c.status).collect();
-    assert_eq!(refused, [403], "the ledger write is refused, once");
+    assert_eq!(
+        refused,
+        [403, 403],
+        "the label and the ledger write are refused, once each"
+    );
     assert!(
-        run.annotations().iter().any(|a| a.contains("403")),
+        run.annotations().iter().any(|a| a.contains("read-only")),
         "the refusal is reported: {:?}",
         run.annotations()
     );
