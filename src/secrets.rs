@@ -8,7 +8,7 @@ use std::fmt;
 use std::ops::Range;
 use std::sync::LazyLock;
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
 use serde::Serialize;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -97,17 +97,38 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
     ]
 });
 
-/// `password=…`, `"db_password": "…"`, `client_secret: …` and the like. The key must
-/// end with one of the words; the value is checked in code so placeholders are skipped.
+/// `password=…`, `"db_password": "…"`, `client_secret: …`, `API_TOKEN=…` and the like.
+/// The key must end with one of the words; the value is checked in code so placeholders
+/// are skipped. The pattern starts at the word (a literal the regex engine finds fast),
+/// and the rest of the key is taken back afterwards.
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
-        r#"(?i)[a-z0-9_.-]*(?:password|passwd|secret|secret_key|api_key|apikey)["']?[ \t]*[:=][ \t]*("[^"\r\n]*"|'[^'\r\n]*'|[^\s"',;(){}\[\]]+)"#,
+        r#"(?i)(password|passwd|secret_key|secret|api_key|apikey|token)["']?[ \t]*[:=][ \t]*("[^"\r\n]*"|'[^'\r\n]*'|[^\s"',;(){}\[\]]+)"#,
     )
     .expect("the assignment pattern is constant and valid")
 });
 
+/// `token` names many harmless things (`token_type = "bearer"`): a token assignment
+/// counts only when its value looks random.
+const TOKEN_MIN_CHARS: usize = 16;
+const TOKEN_MIN_BITS_PER_CHAR: f64 = 3.5;
+
+/// Every pattern at once: one pass tells the common case (nothing at all) apart.
+static ANY: LazyLock<RegexSet> = LazyLock::new(|| {
+    RegexSet::new(
+        PATTERNS
+            .iter()
+            .map(|p| p.regex.as_str())
+            .chain([ASSIGNMENT.as_str()]),
+    )
+    .expect("the patterns are constant and valid")
+});
+
 /// Every token pattern in `text`, in order of position.
 pub fn find_secrets(text: &str) -> Vec<SecretMatch> {
+    if !ANY.is_match(text) {
+        return Vec::new();
+    }
     let mut found: Vec<(SecretKind, Range<usize>)> = Vec::new();
     for pattern in PATTERNS.iter() {
         for m in pattern.regex.find_iter(text) {
@@ -129,22 +150,28 @@ pub fn find_secrets(text: &str) -> Vec<SecretMatch> {
         .collect();
     let specific = found.len();
     for captures in ASSIGNMENT.captures_iter(text) {
-        let (Some(whole), Some(value)) = (captures.get(0), captures.get(1)) else {
+        let (Some(matched), Some(word), Some(value)) =
+            (captures.get(0), captures.get(1), captures.get(2))
+        else {
             continue;
         };
+        let whole = key_start(text, matched.start())..matched.end();
+        if word.as_str().eq_ignore_ascii_case("token") && !looks_random(value.as_str()) {
+            continue;
+        }
         let starting_before = found
             .get(..specific)
-            .map_or(0, |f| f.partition_point(|(_, r)| r.start < whole.end()));
+            .map_or(0, |f| f.partition_point(|(_, r)| r.start < whole.end));
         let overlaps = starting_before
             .checked_sub(1)
             .and_then(|i| reach.get(i))
-            .is_some_and(|&end| end > whole.start());
+            .is_some_and(|&end| end > whole.start);
         let followed_by_call = matches!(
             text.get(value.end()..).and_then(|rest| rest.chars().next()),
             Some('(' | '[' | '.')
         );
         if !overlaps && !followed_by_call && is_real_value(value.as_str()) {
-            found.push((SecretKind::PasswordAssignment, whole.range()));
+            found.push((SecretKind::PasswordAssignment, whole));
         }
     }
     found.sort_by_key(|(_, range)| (range.start, range.end));
@@ -178,6 +205,40 @@ pub fn redact(text: &str, known: Option<&str>) -> String {
         out.replace_range(m.range, "***");
     }
     out
+}
+
+/// Where the key of an assignment starts: back over the word characters before the
+/// matched word (`db_password`, `client.secret`).
+fn key_start(text: &str, word_start: usize) -> usize {
+    let before = &text.as_bytes()[..word_start];
+    let kept = before
+        .iter()
+        .rev()
+        .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+        .count();
+    word_start - kept
+}
+
+/// Long enough, and spread over enough characters (Shannon entropy), to be a key
+/// rather than a word.
+fn looks_random(value: &str) -> bool {
+    let inner = value.trim_matches(|c| c == '"' || c == '\'');
+    let n = inner.chars().count();
+    if n < TOKEN_MIN_CHARS {
+        return false;
+    }
+    let mut counts = std::collections::HashMap::new();
+    for c in inner.chars() {
+        *counts.entry(c).or_insert(0usize) += 1;
+    }
+    let entropy: f64 = counts
+        .values()
+        .map(|&k| {
+            let p = k as f64 / n as f64;
+            -p * p.log2()
+        })
+        .sum();
+    entropy >= TOKEN_MIN_BITS_PER_CHAR
 }
 
 fn stands_alone(text: &str, range: Range<usize>) -> bool {
@@ -254,6 +315,21 @@ impl Cursor {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn token_assignments_count_only_when_the_value_looks_random() {
+        assert_eq!(
+            kinds("API_TOKEN=\"q8ZrT2mVx9LpK4sWb7NcY1dF\""),
+            [SecretKind::PasswordAssignment]
+        );
+        for benign in [
+            "token_type = \"bearer\"",
+            "token = \"aaaaaaaaaaaaaaaaaaaa\"",
+            "TOKEN=${{ secrets.T }}",
+        ] {
+            assert!(kinds(benign).is_empty(), "{benign}");
+        }
+    }
 
     #[test]
     fn redaction_removes_the_known_token_and_every_pattern() {
