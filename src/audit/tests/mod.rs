@@ -2,6 +2,7 @@
 
 mod canonical;
 mod chain;
+mod stream;
 mod support;
 mod tamper;
 mod vector;
