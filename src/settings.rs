@@ -91,7 +91,16 @@ pub enum CommandKind {
     ContextSync,
     Report,
     Assign,
-    Verify(Option<PathBuf>),
+    Verify(VerifyOptions),
+}
+
+/// `council verify`: the file (the event's PR audit file when `None`), earlier files that
+/// prove what it leaves out, and whether to take the rest on trust.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VerifyOptions {
+    pub file: Option<PathBuf>,
+    pub with: Vec<PathBuf>,
+    pub allow_partial: bool,
 }
 
 impl CommandKind {
@@ -107,7 +116,7 @@ impl CommandKind {
             "context-sync" => CommandKind::ContextSync,
             "report" => CommandKind::Report,
             "assign" => CommandKind::Assign,
-            "verify" => CommandKind::Verify(None),
+            "verify" => CommandKind::Verify(VerifyOptions::default()),
             other => {
                 return Err(Error::Usage(format!(
                     "input `command`: unknown command `{other}`; use one of auto, guard, review, \
@@ -199,7 +208,15 @@ impl Settings {
             Some(Command::Context(ContextCommand::Sync)) => CommandKind::ContextSync,
             Some(Command::Report) => CommandKind::Report,
             Some(Command::Assign) => CommandKind::Assign,
-            Some(Command::Verify { file }) => CommandKind::Verify(Some(file)),
+            Some(Command::Verify {
+                file,
+                with,
+                allow_partial,
+            }) => CommandKind::Verify(VerifyOptions {
+                file: Some(file),
+                with,
+                allow_partial,
+            }),
             None => match non_empty(i.command) {
                 Some(name) => CommandKind::from_input(&name)?,
                 None => CommandKind::Auto,

@@ -39,7 +39,7 @@ pub async fn run(settings: Settings) -> Result<Outcome> {
             }
             guard::run(&settings, &event).await
         }
-        CommandKind::Verify(file) => verify::run(&settings, file.as_deref()),
+        CommandKind::Verify(options) => verify::run(&settings, options),
         CommandKind::StateGet => state::get(&settings, None).await,
         CommandKind::StatePut => state::put(&settings, None).await,
         other => not_available(&settings, other.name()),
