@@ -48,7 +48,7 @@ pub struct VerifyReport {
 /// invisible characters escaped, cut to 64 characters); it is `None` when the entry
 /// has no string id or the problem is not about one entry.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("{}{kind}", location(*.index, .id.as_deref(), &.kind))]
+#[error("{}{kind}", location(*.index, .id.as_deref(), kind))]
 pub struct Tamper {
     pub index: Option<usize>,
     pub id: Option<String>,
@@ -221,7 +221,10 @@ pub fn verify(doc: &Value, key: Option<&[u8]>) -> Result<VerifyReport, Tamper> {
 
 /// A whole audit file: its timeline from the zero hash or, when the file records
 /// `timeline_omitted` (older entries live in earlier artifacts), from that recorded head.
-/// Returns the report and how many entries the file leaves out.
+/// Returns the report and how many entries the file leaves out: those are not proven
+/// (the head is the file's own claim; see [`prove`]), and duplicate member names are
+/// already gone from a parsed `Value`. `council verify` reads files with
+/// [`verify_reader`] instead.
 pub fn verify_document(doc: &Value, key: Option<&[u8]>) -> Result<(VerifyReport, usize), Tamper> {
     let omitted = doc.get("timeline_omitted");
     let Some(omitted) = omitted else {

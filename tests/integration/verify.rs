@@ -266,13 +266,16 @@ fn earlier_files_that_do_not_prove_it_exit_1() {
     verify(&new, &["--with", arg(&unsigned_old), "--hmac-key", "k"]).assert_code(1);
 }
 
+/// An edit of the file's text.
+type Change = fn(&str) -> String;
+
 #[test]
 fn duplicate_member_names_are_tampering() {
     for key in [None, Some("k")] {
         let key_args: Vec<&str> = key.map(|k| vec!["--hmac-key", k]).unwrap_or_default();
         // Top level, in an entry (a second "result" after the hashed one: a reader of
         // the file sees PASS), and nested in an entry's values.
-        let edits: [(&str, fn(&str) -> String, &str); 3] = [
+        let edits: [(&str, Change, &str); 3] = [
             (
                 "top level",
                 |t| {

@@ -113,7 +113,7 @@ fn duplicate_ids_and_hostile_values_agree_with_verify() {
     timeline[1].insert(
         "odd".into(),
         json!({"1e21": 1e21, "neg": -0.0, "small": 5e-324, "max": u64::MAX, "min": i64::MIN,
-               "f": 1.5, "big": 1424953923781206.25, "\u{e000}": "\u{1f600}", "\u{1f600}": "\u{7}",
+               "f": 1.5, "big": 1_424_953_923_781_206.3, "\u{e000}": "\u{1f600}", "\u{1f600}": "\u{7}",
                "esc": "quote \" back \\ nl \n tab \t", "nested": [[[{"": null}]], true, false]}),
     );
     seal(&mut timeline, 1, Some(KEY)).expect("seal");

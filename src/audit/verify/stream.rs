@@ -24,6 +24,7 @@ use std::io::{self, BufRead};
 use std::sync::Arc;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::map::Entry as MapEntry;
 use serde_json::{Map, Number, Value};
 
 use super::{
@@ -655,17 +656,21 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut members = Map::new();
         while let Some(name) = map.next_key::<String>()? {
-            if members.contains_key(&name) {
-                return Err(duplicate(self.stop, name));
-            }
+            // One lookup per member: the free slot is held while its value is read.
+            let slot = match members.entry(name) {
+                MapEntry::Occupied(taken) => {
+                    return Err(duplicate(self.stop, taken.key().clone()));
+                }
+                MapEntry::Vacant(slot) => slot,
+            };
             match map.next_value_seed(ValueSeed {
                 stop: &mut *self.stop,
             }) {
                 Ok(value) => {
-                    members.insert(name, value);
+                    slot.insert(value);
                 }
                 Err(e) => {
-                    within(self.stop, Step::Key(name));
+                    within(self.stop, Step::Key(slot.key().clone()));
                     return Err(e);
                 }
             }
