@@ -484,6 +484,7 @@ impl<'de> Visitor<'de> for DocumentSeed<'_> {
                     };
                     map.next_value_seed(ValueSeed {
                         stop: &mut pass.stop,
+                        members: 0,
                     })
                     .map(|value| *slot = Some(value))
                 }
@@ -588,6 +589,7 @@ impl<'de> DeserializeSeed<'de> for EntrySeed<'_> {
         }
         let value = ValueSeed {
             stop: &mut self.pass.stop,
+            members: ENTRY_MEMBERS,
         }
         .deserialize(d)?;
         self.pass.entry(self.index, &value);
@@ -599,7 +601,15 @@ impl<'de> DeserializeSeed<'de> for EntrySeed<'_> {
 /// but refuses duplicate member names.
 struct ValueSeed<'s> {
     stop: &'s mut Option<Stop>,
+    /// Members to make room for if the value is an object (0 for values inside).
+    members: usize,
 }
+
+/// Room for the members of an entry as the product writes it (12 with a signature).
+/// Sized up front, the member table of each entry stays a small allocation: grown by
+/// doubling it would reach 16 slots, over 1 KiB, a size at which glibc's malloc sweeps
+/// the small chunks the previous entry freed, once per entry.
+const ENTRY_MEMBERS: usize = 15;
 
 impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
     type Value = Value;
@@ -642,6 +652,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
         loop {
             match seq.next_element_seed(ValueSeed {
                 stop: &mut *self.stop,
+                members: 0,
             }) {
                 Ok(Some(item)) => items.push(item),
                 Ok(None) => return Ok(Value::Array(items)),
@@ -654,7 +665,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut members = Map::new();
+        let mut members = Map::with_capacity(self.members);
         while let Some(name) = map.next_key::<String>()? {
             // One lookup per member: the free slot is held while its value is read.
             let slot = match members.entry(name) {
@@ -665,6 +676,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
             };
             match map.next_value_seed(ValueSeed {
                 stop: &mut *self.stop,
+                members: 0,
             }) {
                 Ok(value) => {
                     slot.insert(value);
