@@ -8,7 +8,7 @@ For each N, writes a Context Object of N entries shaped like benches/support/tim
 HMAC key, then runs `/usr/bin/time -v council verify FILE [--hmac-key K]` and prints the
 file size, wall time and peak RSS. Build first: `nice cargo build --release`.
 
-Wall time depends on what else the machine runs; user CPU time is the steadier figure.
+Wall time depends on what else the machine runs; CPU time (user + system) is the steadier figure.
 Pass `--binary` to compare another build (e.g. one of an earlier commit).
 
 The entries are sealed here by SPEC.md's rules alone (canonical form = the entry without
@@ -91,6 +91,7 @@ def measure(binary, path, key):
         sys.exit(f"council verify failed ({run.returncode}):\n{run.stdout}\n{run.stderr}")
     wall = re.search(r"Elapsed \(wall clock\) time.*: (.*)", run.stderr).group(1)
     user = float(re.search(r"User time \(seconds\): ([\d.]+)", run.stderr).group(1))
+    user += float(re.search(r"System time \(seconds\): ([\d.]+)", run.stderr).group(1))
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", run.stderr).group(1))
     return wall, user, rss
 
@@ -103,7 +104,7 @@ def main():
     args = parser.parse_args()
     work = args.keep or tempfile.mkdtemp(prefix="verify-bench-")
     os.makedirs(work, exist_ok=True)
-    print(f"{'entries':>9} {'signed':>6} {'file MB':>8} {'wall':>9} {'user s':>7} {'peak RSS MB':>11} {'RSS/file':>8}")
+    print(f"{'entries':>9} {'signed':>6} {'file MB':>8} {'wall':>9} {'CPU s':>7} {'peak RSS MB':>11} {'RSS/file':>8}")
     for n in args.counts:
         for key in (None, KEY):
             path = os.path.join(work, f"verify-{n}-{'signed' if key else 'unsigned'}.json")
