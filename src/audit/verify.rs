@@ -178,7 +178,8 @@ pub struct VerifiedDocument {
     pub report: VerifyReport,
     /// `timeline_omitted`, when the file leaves old entries out.
     pub omitted: Option<Omission>,
-    /// One per timeline entry, in order.
+    /// One per timeline entry of this file, in order. For a partial file proven by
+    /// earlier ones, [`Proof::facts`] gives the whole history's.
     pub facts: Vec<EntryFacts>,
     /// The top-level `state` and `gates` as stored (None when absent), for the rule that
     /// they must equal what the timeline derives.
