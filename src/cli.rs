@@ -42,6 +42,12 @@ pub enum Command {
     Verify {
         /// The Context Object file (`out/audit/PR-<n>.json`).
         file: PathBuf,
+        /// Earlier audit files that hold the entries FILE leaves out (`timeline_omitted`)
+        #[arg(long, value_name = "OLD_FILE", num_args = 1..)]
+        with: Vec<PathBuf>,
+        /// Pass a file that leaves entries out without proving them (says how many)
+        #[arg(long)]
+        allow_partial: bool,
     },
     /// ASSISTANT_CONTEXT files.
     #[command(subcommand)]
@@ -219,7 +225,34 @@ mod tests {
     fn verify_takes_a_file_after_flags() {
         let cli = Cli::try_parse_from(["council", "verify", "--dry-run", "x.json"]).unwrap();
         assert!(
-            matches!(cli.command, Some(Command::Verify { file }) if file.as_os_str() == "x.json")
+            matches!(cli.command, Some(Command::Verify { file, .. }) if file.as_os_str() == "x.json")
         );
+    }
+
+    #[test]
+    fn verify_takes_earlier_files_repeated_or_together() {
+        let cli = Cli::try_parse_from([
+            "council",
+            "verify",
+            "new.json",
+            "--with",
+            "a.json",
+            "b.json",
+            "--with",
+            "c.json",
+            "--allow-partial",
+        ])
+        .unwrap();
+        let Some(Command::Verify {
+            file,
+            with,
+            allow_partial,
+        }) = cli.command
+        else {
+            panic!("verify")
+        };
+        assert_eq!(file.as_os_str(), "new.json");
+        assert_eq!(with, ["a.json", "b.json", "c.json"].map(PathBuf::from));
+        assert!(allow_partial);
     }
 }

@@ -88,6 +88,15 @@ pub enum CommandKind {
     Run(Stage),
 }
 
+/// `council verify`: the file (the event's PR audit file when `None`), earlier files that
+/// prove what it leaves out, and whether to take the rest on trust.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VerifyOptions {
+    pub file: Option<PathBuf>,
+    pub with: Vec<PathBuf>,
+    pub allow_partial: bool,
+}
+
 impl CommandKind {
     /// The `command` input's value.
     fn from_input(name: &str) -> Result<CommandKind> {
@@ -131,8 +140,8 @@ pub struct EventSource {
 #[derive(Debug, Clone)]
 pub struct Settings {
     pub command: CommandKind,
-    /// `council verify FILE`: the file (in the action, the event's PR's audit file).
-    pub verify_file: Option<PathBuf>,
+    /// `council verify`'s file and options (in the action: the event's PR's audit file).
+    pub verify: VerifyOptions,
     pub in_actions: bool,
     pub dry_run: bool,
     pub close_on_fail: bool,
@@ -169,7 +178,7 @@ pub const DEFAULT_POLICY_PATH: &str = ".github/council.yml";
 impl Settings {
     pub fn resolve(cli: Cli, env: &RunnerEnv, cwd: PathBuf) -> Result<Settings> {
         let i = cli.inputs;
-        let mut verify_file = None;
+        let mut verify = VerifyOptions::default();
         let command = match cli.command {
             Some(Command::Run) => CommandKind::Auto,
             Some(Command::Guard) => CommandKind::Run(Stage::Guard),
@@ -183,8 +192,16 @@ impl Settings {
             Some(Command::Context(ContextCommand::Sync)) => CommandKind::Run(Stage::ContextSync),
             Some(Command::Report) => CommandKind::Run(Stage::Report),
             Some(Command::Assign) => CommandKind::Run(Stage::Assign),
-            Some(Command::Verify { file }) => {
-                verify_file = Some(file);
+            Some(Command::Verify {
+                file,
+                with,
+                allow_partial,
+            }) => {
+                verify = VerifyOptions {
+                    file: Some(file),
+                    with,
+                    allow_partial,
+                };
                 CommandKind::Run(Stage::Verify)
             }
             None => match non_empty(i.command) {
@@ -224,7 +241,7 @@ impl Settings {
         };
         Ok(Settings {
             command,
-            verify_file,
+            verify,
             in_actions,
             dry_run: parse_bool(i.dry_run, "dry-run")?.unwrap_or(false),
             close_on_fail: parse_bool(i.close_on_fail, "close-on-fail")?.unwrap_or(false),

@@ -44,7 +44,7 @@ async fn dispatch(settings: &Settings) -> Result<Outcome> {
                 Plan::Nothing(why) => nothing_to_do(settings, &why),
             }
         }
-        CommandKind::Run(Stage::Verify) => verify::run(settings, settings.verify_file.as_deref()),
+        CommandKind::Run(Stage::Verify) => verify::run(settings, &settings.verify),
         CommandKind::Run(Stage::StateGet) => state::get(settings, None).await,
         CommandKind::Run(Stage::StatePut) => state::put(settings, None).await,
         CommandKind::Run(stage @ (Stage::Guard | Stage::Review)) => {

@@ -11,6 +11,7 @@ use serde_json::{Map, Value};
 use super::context::{
     BASE_GATES, ContextObject, Entry, GuardStatus, ReleaseStatus, ReviewStatus, StageState,
 };
+use super::verify::EntryFacts;
 use crate::gates::gate_key;
 use crate::stage::Stage;
 
@@ -38,6 +39,46 @@ impl Fact for Entry {
     }
     fn run(&self) -> (&str, u64) {
         (&self.run_id, self.run_attempt)
+    }
+}
+
+impl<F: Fact> Fact for &F {
+    fn agent(&self) -> &str {
+        (*self).agent()
+    }
+    fn action(&self) -> &str {
+        (*self).action()
+    }
+    fn result(&self) -> &str {
+        (*self).result()
+    }
+    fn sha(&self) -> &str {
+        (*self).sha()
+    }
+    fn run(&self) -> (&str, u64) {
+        (*self).run()
+    }
+}
+
+/// What `council verify` read of an entry: a missing or mistyped field reads as empty.
+impl Fact for EntryFacts {
+    fn agent(&self) -> &str {
+        self.agent.as_deref().unwrap_or("")
+    }
+    fn action(&self) -> &str {
+        self.action.as_deref().unwrap_or("")
+    }
+    fn result(&self) -> &str {
+        self.result.as_deref().unwrap_or("")
+    }
+    fn sha(&self) -> &str {
+        self.sha.as_deref().unwrap_or("")
+    }
+    fn run(&self) -> (&str, u64) {
+        (
+            self.run_id.as_deref().unwrap_or(""),
+            self.run_attempt.unwrap_or(0),
+        )
     }
 }
 

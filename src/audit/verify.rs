@@ -4,9 +4,17 @@
 //!
 //! Integrity is checked before semantics: within one entry the order is shape, `hash`
 //! and `prev_hash` format, link, content hash, signature, then duplicate id.
+//!
+//! Two ways in: [`verify`], [`verify_tail`] and [`verify_document`] check a parsed
+//! `serde_json::Value` (the ledger's own objects); [`verify_reader`] reads a file's bytes
+//! as a stream, one entry at a time, and also catches what a parsed `Value` has already
+//! hidden: duplicate member names, trailing data and a truncated file. [`prove`] then
+//! decides whether a file that leaves old entries out (`timeline_omitted`) is proven by
+//! earlier files.
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -17,6 +25,12 @@ use super::chain::{
     EntryHasher, HASH_PREFIX, Parts, SIGNATURE_PREFIX, ZERO_HASH, decode_lower_hex_32, is_hash,
     split,
 };
+
+mod proof;
+mod stream;
+
+pub use proof::{Proof, ProofError, Segment, prove};
+pub use stream::{StreamError, verify_reader};
 
 /// What a successful verification covered.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -34,7 +48,7 @@ pub struct VerifyReport {
 /// invisible characters escaped, cut to 64 characters); it is `None` when the entry
 /// has no string id or the problem is not about one entry.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("{}{kind}", location(*.index, .id.as_deref()))]
+#[error("{}{kind}", location(*.index, .id.as_deref(), kind))]
 pub struct Tamper {
     pub index: Option<usize>,
     pub id: Option<String>,
@@ -83,6 +97,116 @@ pub enum TamperKind {
     DuplicateId { first: usize },
     #[error("{0}")]
     Unhashable(CanonError),
+    /// Bad input rather than tampering: the file holds no JSON document at all.
+    #[error("not a JSON document: {found}")]
+    NotJson { found: String },
+    /// `path` is where the object is, e.g. `timeline[17]` or `timeline[17].details[2]`.
+    #[error(
+        "{path}: duplicate member {name}: a JSON reader keeps only one of the two, so the file can show one value and be checked against another"
+    )]
+    DuplicateMember { path: String, name: String },
+    #[error("the file ends inside the document (line {line}, column {column}): it was cut short")]
+    Truncated { line: usize, column: usize },
+    #[error(
+        "more data follows the end of the document (line {line}, column {column}): something was appended"
+    )]
+    TrailingData { line: usize, column: usize },
+    /// Starts as a JSON document but is not well-formed further in.
+    #[error("not well-formed JSON ({detail}): the file was altered")]
+    Malformed { detail: String },
+    #[error(
+        "\"timeline_omitted\" must be {{\"count\": <entries left out, at least 1>, \"head_hash\": \"sha256:<64 lowercase hex digits>\"}}: {why}"
+    )]
+    BadOmitted { why: &'static str },
+}
+
+impl TamperKind {
+    /// Not tampering but the wrong input: no JSON document at all, or a JSON document that
+    /// is not a Context Object (an audit file the product wrote is always one), or a bad
+    /// anchor passed by a caller. `council verify` exits 2 for these, 1 for the rest.
+    pub fn is_bad_input(&self) -> bool {
+        matches!(
+            self,
+            TamperKind::NotJson { .. } | TamperKind::NotADocument | TamperKind::BadAnchor
+        )
+    }
+
+    /// Kinds found before the link is checked (SPEC order: shape, hash formats, link…).
+    fn precedes_link(&self) -> bool {
+        use TamperKind as K;
+        matches!(
+            self,
+            K::NotAnObject { .. }
+                | K::MissingHash
+                | K::MalformedHash
+                | K::MissingPrevHash
+                | K::MalformedPrevHash
+        )
+    }
+}
+
+/// What `timeline_omitted` records: the oldest `count` entries are left out, and
+/// `head_hash` is the `hash` of the newest of them (the first kept entry's `prev_hash`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Omission {
+    pub count: u64,
+    pub head_hash: String,
+}
+
+/// The small facts of one timeline entry that rules over the whole timeline need (e.g.
+/// recomputing `state` and `gates`), kept while the entry itself is dropped. A field is
+/// `None` when the entry lacks it or it does not have the type the product writes
+/// (strings; `run_attempt` an unsigned integer). Strings are shared: entries repeat the
+/// same agent, action, result, SHA and run id many times.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EntryFacts {
+    pub id: Option<Arc<str>>,
+    pub agent: Option<Arc<str>>,
+    pub action: Option<Arc<str>>,
+    pub result: Option<Arc<str>>,
+    pub sha: Option<Arc<str>>,
+    pub run_id: Option<Arc<str>>,
+    pub run_attempt: Option<u64>,
+}
+
+/// A file that verified on its own (chain from its anchor, signatures with a key, no
+/// duplicate ids or member names, one complete JSON document).
+///
+/// Not proven yet when [`Self::omitted`] is set: see [`prove`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifiedDocument {
+    pub report: VerifyReport,
+    /// `timeline_omitted`, when the file leaves old entries out.
+    pub omitted: Option<Omission>,
+    /// One per timeline entry of this file, in order. For a partial file proven by
+    /// earlier ones, [`Proof::facts`] gives the whole history's.
+    pub facts: Vec<EntryFacts>,
+    /// The top-level `state` and `gates` as stored (None when absent), for the rule that
+    /// they must equal what the timeline derives.
+    pub stored_state: Option<Value>,
+    pub stored_gates: Option<Value>,
+    /// The `chain_head` member the product writes (entry count and last hash, signed
+    /// with the key).
+    pub stored_head: Option<Value>,
+    /// Each entry's `hash`, decoded: what [`prove`] links and compares files with.
+    hashes: Vec<[u8; 32]>,
+}
+
+impl VerifiedDocument {
+    /// Position in the whole history of this file's first entry.
+    pub fn first_position(&self) -> u64 {
+        self.omitted.as_ref().map_or(0, |o| o.count)
+    }
+
+    /// The `hash` of entry `index` of this file.
+    pub fn entry_hash(&self, index: usize) -> Option<String> {
+        self.hashes.get(index).map(|h| {
+            let mut s = String::with_capacity(HASH_PREFIX.len() + 64);
+            s.push_str(HASH_PREFIX);
+            s.push_str(&hex::encode(h));
+            s
+        })
+    }
 }
 
 /// Verifies a Context Object (`{"timeline": [...], ...}`) or a bare timeline array whose
@@ -101,7 +225,10 @@ pub fn verify(doc: &Value, key: Option<&[u8]>) -> Result<VerifyReport, Tamper> {
 
 /// A whole audit file: its timeline from the zero hash or, when the file records
 /// `timeline_omitted` (older entries live in earlier artifacts), from that recorded head.
-/// Returns the report and how many entries the file leaves out.
+/// Returns the report and how many entries the file leaves out: those are not proven
+/// (the head is the file's own claim; see [`prove`]), and duplicate member names are
+/// already gone from a parsed `Value`. `council verify` reads files with
+/// [`verify_reader`] instead.
 pub fn verify_document(doc: &Value, key: Option<&[u8]>) -> Result<(VerifyReport, usize), Tamper> {
     let omitted = doc.get("timeline_omitted");
     let Some(omitted) = omitted else {
@@ -141,7 +268,7 @@ pub fn verify_tail(
         let parts = split(entry);
         let id = parts.id.and_then(Value::as_str);
         let checked =
-            check_entry(parts, index, prev, &mut hasher, key.is_some()).and_then(|hash| {
+            check_entry(parts, index, Some(prev), &mut hasher, key.is_some()).and_then(|hash| {
                 // Ids are only compared when they are strings, as the product writes them.
                 let Some(id) = id else { return Ok(hash) };
                 match seen.entry(id) {
@@ -166,23 +293,22 @@ pub fn verify_tail(
     })
 }
 
-/// Checks one entry against the previous hash; returns its own hash.
+/// Checks one entry against the previous hash; returns its own hash. With `prev` `None`
+/// the link is left to the caller (a streamed file's anchor may come after its timeline).
 fn check_entry<'a>(
     mut parts: Parts<'a>,
     index: usize,
-    prev: &str,
+    prev: Option<&str>,
     hasher: &mut EntryHasher,
     signed: bool,
 ) -> Result<&'a str, TamperKind> {
     use TamperKind as K;
     let hash = hash_field(parts.hash, K::MissingHash, K::MalformedHash)?;
     let prev_hash = hash_field(parts.prev_hash, K::MissingPrevHash, K::MalformedPrevHash)?;
-    if prev_hash != prev {
-        let (expected, found) = (prev.to_owned(), prev_hash.to_owned());
-        return Err(match index {
-            0 => K::BadFirstLink { expected, found },
-            _ => K::BrokenLink { expected, found },
-        });
+    if let Some(prev) = prev
+        && prev_hash != prev
+    {
+        return Err(link_error(index, prev, prev_hash));
     }
     hasher
         .load_members(&mut parts.members)
@@ -204,6 +330,14 @@ fn check_entry<'a>(
         }
     }
     Ok(hash)
+}
+
+fn link_error(index: usize, expected: &str, found: &str) -> TamperKind {
+    let (expected, found) = (expected.to_owned(), found.to_owned());
+    match index {
+        0 => TamperKind::BadFirstLink { expected, found },
+        _ => TamperKind::BrokenLink { expected, found },
+    }
 }
 
 fn hash_field(
@@ -245,7 +379,11 @@ fn printable(id: &str) -> String {
     out
 }
 
-fn location(index: Option<usize>, id: Option<&str>) -> String {
+/// "entry 17 (id …): ", unless the kind names its own place.
+fn location(index: Option<usize>, id: Option<&str>, kind: &TamperKind) -> String {
+    if matches!(kind, TamperKind::DuplicateMember { .. }) {
+        return String::new();
+    }
     match (index, id) {
         (Some(i), Some(id)) => format!("entry {i} (id {id}): "),
         (Some(i), None) => format!("entry {i}: "),

@@ -70,7 +70,10 @@ async fn concurrent_runs_lose_and_duplicate_nothing() {
     // The stored chain verifies with the key.
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("ledger.json");
-    std::fs::write(&file, serde_json::to_string(&stored[0]["context"]).unwrap()).unwrap();
+    // The comment keeps the chain head beside the object; an audit file carries it inside.
+    let mut audit = stored[0]["context"].clone();
+    audit["chain_head"] = stored[0]["head"].clone();
+    std::fs::write(&file, serde_json::to_string(&audit).unwrap()).unwrap();
     Council::cli()
         .args(&["verify", file.to_str().unwrap(), "--hmac-key", "ledger-key"])
         .run()
@@ -442,8 +445,10 @@ async fn a_compacted_comment_is_completed_from_the_previous_artifact() {
     assert!(gh.comment_bodies()[0].chars().count() <= 65_536);
 }
 
+/// SPEC: a file that leaves old entries out is not proven by itself; `council verify`
+/// exits 1 for it unless given the earlier files or `--allow-partial`.
 #[tokio::test(flavor = "multi_thread")]
-async fn without_the_artifact_the_audit_file_holds_the_tail_and_still_verifies() {
+async fn without_the_artifact_the_audit_file_holds_the_tail_and_verifies_only_as_partial() {
     let (body, _) = compacted_ledger(120);
     let gh = FakeGitHub::start().await;
     gh.policy("master", None).await;
@@ -466,9 +471,24 @@ async fn without_the_artifact_the_audit_file_holds_the_tail_and_still_verifies()
         .args(&["verify", file.to_str().unwrap()])
         .run()
         .await;
+    verify.assert_code(1);
+    assert!(
+        verify
+            .stderr
+            .contains(&format!("leaves out its {omitted} oldest entries")),
+        "{}",
+        verify.stderr
+    );
+    let verify = Council::cli()
+        .args(&["verify", file.to_str().unwrap(), "--allow-partial"])
+        .run()
+        .await;
     verify.assert_code(0);
     assert!(
-        verify.stdout.contains("earlier audit artifacts"),
+        verify.stdout.contains("earlier audit artifacts")
+            && verify
+                .stdout
+                .contains(&format!("{omitted} older entries taken on trust")),
         "{}",
         verify.stdout
     );

@@ -150,7 +150,7 @@ fn arb_value() -> impl Strategy<Value = Value> {
     })
 }
 
-fn arb_entry() -> impl Strategy<Value = Map<String, Value>> {
+pub(super) fn arb_entry() -> impl Strategy<Value = Map<String, Value>> {
     prop::collection::vec((any::<String>(), arb_value()), 0..8)
         .prop_map(|fields| fields.into_iter().collect())
 }

@@ -3,6 +3,7 @@
 mod canonical;
 mod chain;
 mod forgery;
+mod stream;
 mod support;
 mod tamper;
 mod vector;
