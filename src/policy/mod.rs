@@ -125,6 +125,9 @@ impl BranchPolicy {
 
     /// The first rule that matches one of `names` when letter case is ignored.
     pub fn rule_ignoring_case(&self, names: &[&str]) -> Option<&Rule> {
+        // A search costs up to name length × compiled size: never twice for one name.
+        let mut names = names.to_vec();
+        names.dedup();
         let regex_hits: Vec<SetMatches> = match &self.regexes_ignoring_case {
             Some(set) => names.iter().map(|n| set.matches(n)).collect(),
             None => Vec::new(),
@@ -298,13 +301,28 @@ struct RawBranches {
     #[serde(default = "sections::yes")]
     case_sensitive: bool,
     #[serde(default = "no_globs")]
-    exempt: Limited<Spanned<String>, MAX_LIST>,
+    exempt: Limited<GlobText, MAX_LIST>,
     #[serde(default)]
     rules: Option<Spanned<Limited<Spanned<RawRule>, MAX_RULES>>>,
 }
 
-fn no_globs() -> Limited<Spanned<String>, MAX_LIST> {
+fn no_globs() -> Limited<GlobText, MAX_LIST> {
     Limited(Vec::new())
+}
+
+/// A glob as written. An empty one is refused while it is read, where serde still knows
+/// its line and path: a `Spanned` per glob would cost more than the rest of the parse.
+#[derive(Debug)]
+struct GlobText(String);
+
+impl<'de> Deserialize<'de> for GlobText {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        if text.is_empty() {
+            return Err(serde::de::Error::custom("an empty glob matches no branch"));
+        }
+        Ok(GlobText(text))
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -317,7 +335,7 @@ struct RawRule {
     #[serde(default)]
     regex: Option<Spanned<String>>,
     #[serde(default = "no_globs")]
-    targets: Limited<Spanned<String>, MAX_LIST>,
+    targets: Limited<GlobText, MAX_LIST>,
     #[serde(default)]
     message: Option<String>,
 }
@@ -337,9 +355,8 @@ impl RawBranches {
             .exempt
             .0
             .into_iter()
-            .enumerate()
-            .map(|(i, g)| name_pattern(g, cs, format!("branches.exempt[{i}]")))
-            .collect::<Result<Vec<_>, _>>()?;
+            .map(|g| name_pattern(g, cs))
+            .collect();
         let Some(rules) = self.rules else {
             // The default rules, with this file's exemptions.
             return Ok(BranchPolicy {
@@ -489,9 +506,8 @@ impl RawRule {
             .targets
             .0
             .into_iter()
-            .enumerate()
-            .map(|(j, t)| name_pattern(t, cs, format!("{field}.targets[{j}]")))
-            .collect::<Result<Vec<_>, _>>()?;
+            .map(|t| name_pattern(t, cs))
+            .collect();
         Ok(Rule {
             name: self.name,
             shape,
@@ -503,18 +519,11 @@ impl RawRule {
     }
 }
 
-fn name_pattern(g: Spanned<String>, cs: bool, field: String) -> Result<NamePattern, Problem> {
-    if g.value.is_empty() {
-        return Err(Problem::new(
-            &g.referenced,
-            field,
-            "an empty glob matches no branch".into(),
-        ));
+fn name_pattern(g: GlobText, cs: bool) -> NamePattern {
+    NamePattern {
+        matcher: Glob::new(&g.0, cs),
+        glob: g.0,
     }
-    Ok(NamePattern {
-        matcher: Glob::new(&g.value, cs),
-        glob: g.value,
-    })
 }
 
 #[cfg(test)]
