@@ -1,8 +1,8 @@
 //! Branch globs: `*` stays inside one `/` segment, `**` crosses segments, `?` is one
 //! character other than `/`; everything else is literal.
 //!
-//! A policy may hold half a million globs (1 MiB after alias expansion), and compiling
-//! each to a regex costs tens of microseconds and kilobytes: 40,000 globs took seconds.
+//! A policy may hold some 60,000 globs (the node limit), and compiling each to a regex
+//! costs tens of microseconds and kilobytes: 40,000 globs took seconds.
 //! So a glob is a token list, matched by a bit-parallel simulation over the name: no
 //! compilation, and at most (tokens × name length / 64) word operations per glob,
 //! whatever the glob. `to_regex_source` states the same semantics as a regex; the tests
