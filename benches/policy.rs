@@ -50,7 +50,8 @@ fn globs_policy() -> String {
 
 fn values_policy() -> String {
     let targets = flow_list((0..1000).map(|_| "a".to_string()));
-    let mut text = format!("branches:\n  rules:\n    - &r {{pattern: \"x/*\", targets: {targets}}}\n");
+    let mut text =
+        format!("branches:\n  rules:\n    - &r {{pattern: \"x/*\", targets: {targets}}}\n");
     for _ in 1..65 {
         text.push_str("    - *r\n");
     }
@@ -91,7 +92,11 @@ fn ab_name(seed: u64) -> String {
             x = x
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
-            if (x >> 33) % 2 == 0 { 'a' } else { 'b' }
+            if (x >> 33).is_multiple_of(2) {
+                'a'
+            } else {
+                'b'
+            }
         })
         .collect()
 }

@@ -52,19 +52,16 @@ impl Glob {
             }
             tokens.push(token);
         }
-        let literal = tokens
-            .iter()
-            .all(|t| matches!(t, Token::Char(_)))
-            .then(|| {
-                tokens
-                    .iter()
-                    .filter_map(|t| match t {
-                        Token::Char(c) => Some(*c),
-                        _ => None,
-                    })
-                    .collect::<String>()
-                    .into_boxed_str()
-            });
+        let literal = tokens.iter().all(|t| matches!(t, Token::Char(_))).then(|| {
+            tokens
+                .iter()
+                .filter_map(|t| match t {
+                    Token::Char(c) => Some(*c),
+                    _ => None,
+                })
+                .collect::<String>()
+                .into_boxed_str()
+        });
         Glob {
             tokens: tokens.into_boxed_slice(),
             literal,

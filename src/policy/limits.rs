@@ -5,8 +5,8 @@ use std::fmt;
 use std::marker::PhantomData;
 
 use regex::{RegexSet, RegexSetBuilder};
-use serde::de::{self, DeserializeOwned, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde::de::{self, DeserializeOwned, Deserializer, SeqAccess, Visitor};
 use serde_saphyr::budget::BudgetBreach;
 
 /// Policy text, before and after alias expansion.
@@ -134,9 +134,9 @@ fn message(e: &serde_saphyr::Error) -> String {
 fn breach_message(breach: &BudgetBreach) -> String {
     let mib = MAX_POLICY_BYTES >> 20;
     match breach {
-        BudgetBreach::ScalarBytes { .. } => format!(
-            "more than {mib} MiB of text after alias expansion, the limit for a policy"
-        ),
+        BudgetBreach::ScalarBytes { .. } => {
+            format!("more than {mib} MiB of text after alias expansion, the limit for a policy")
+        }
         BudgetBreach::Nodes { .. } | BudgetBreach::Events { .. } => {
             format!("more than {MAX_NODES} values after alias expansion, the limit for a policy")
         }
@@ -225,7 +225,10 @@ where
 
 /// All rule regexes in one set, compiled once: one search tells which rules match, and
 /// the size limit is the budget of all of them together.
-pub(super) fn regex_set(sources: &[String], case_sensitive: bool) -> Result<RegexSet, regex::Error> {
+pub(super) fn regex_set(
+    sources: &[String],
+    case_sensitive: bool,
+) -> Result<RegexSet, regex::Error> {
     RegexSetBuilder::new(sources)
         .case_insensitive(!case_sensitive)
         .size_limit(REGEX_BUDGET)

@@ -416,7 +416,11 @@ fn over_budget(culprit: &PendingRegex, e: &regex::Error) -> Problem {
             culprit.shape,
             limits::REGEX_BUDGET >> 20
         ),
-        other => format!("invalid regex `{}`: {}", culprit.shape, regex_message(other)),
+        other => format!(
+            "invalid regex `{}`: {}",
+            culprit.shape,
+            regex_message(other)
+        ),
     };
     Problem::new(
         &culprit.at,

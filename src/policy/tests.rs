@@ -102,7 +102,14 @@ fn lists_stop_at_the_limit() {
         MAX_LIST
     );
     insta::assert_snapshot!(said(&exempt(MAX_LIST + 1)), @"policy .github/council.yml@main:2:11: branches.exempt: more than 1000 entries, the limit for a list");
-    let targets = |n| rules(1, |_| format!("{{pattern: a, targets: {}}}", flow_list(n, |i| format!("t{i}"))));
+    let targets = |n| {
+        rules(1, |_| {
+            format!(
+                "{{pattern: a, targets: {}}}",
+                flow_list(n, |i| format!("t{i}"))
+            )
+        })
+    };
     assert!(Policy::parse(&targets(MAX_LIST), "p").is_ok());
     insta::assert_snapshot!(said(&targets(MAX_LIST + 1)), @"policy .github/council.yml@main:3:29: branches.rules[0].targets: more than 1000 entries, the limit for a list");
     let code = format!(
@@ -153,10 +160,20 @@ fn regexes_share_one_size_budget() {
     });
     insta::assert_snapshot!(said(&huge), @"policy .github/council.yml@main:4:15: branches.rules[1].regex: regex `\\w{1000}` takes the rules' regexes over 2 MiB compiled, the limit for all of them together; simplify it (a Unicode class such as `\\w` compiles large; `[a-z0-9_]` does not)");
     // ... and so is the rule whose regex takes many modest ones over it together.
-    let many = rules(400, |i| format!("{{regex: \"r{i}/\\\\w+-\\\\w+\", targets: [main]}}"));
+    let many = rules(400, |i| {
+        format!("{{regex: \"r{i}/\\\\w+-\\\\w+\", targets: [main]}}")
+    });
     insta::assert_snapshot!(said(&many), @"policy .github/council.yml@main:23:15: branches.rules[20].regex: regex `r20/\\w+-\\w+` takes the rules' regexes over 2 MiB compiled, the limit for all of them together; simplify it (a Unicode class such as `\\w` compiles large; `[a-z0-9_]` does not)");
     // A modest policy of Unicode classes fits.
-    assert!(Policy::parse(&rules(10, |i| format!("{{regex: \"r{i}/\\\\w+-\\\\w+\", targets: [main]}}")), "p").is_ok());
+    assert!(
+        Policy::parse(
+            &rules(10, |i| format!(
+                "{{regex: \"r{i}/\\\\w+-\\\\w+\", targets: [main]}}"
+            )),
+            "p"
+        )
+        .is_ok()
+    );
 }
 
 #[test]
@@ -199,16 +216,27 @@ fn alias_expansion_is_bounded_by_text_and_by_values() {
         + &(0..500)
             .map(|i| format!("    - {{pattern: \"b{i}/*\", targets: *t}}\n"))
             .collect::<String>();
-    assert_eq!(Policy::parse(&reuse, "p").unwrap().branches.rules.len(), 501);
+    assert_eq!(
+        Policy::parse(&reuse, "p").unwrap().branches.rules.len(),
+        501
+    );
 }
 
 #[test]
 fn deep_nesting_is_refused() {
     // Nothing in the schema nests freely, so the first level too deep is a type error, or
     // the parser's own nesting limit when it reads ahead; the budget's depth stays behind.
-    let deep = format!("branches:\n  exempt: {}{}\n", "[".repeat(100), "]".repeat(100));
+    let deep = format!(
+        "branches:\n  exempt: {}{}\n",
+        "[".repeat(100),
+        "]".repeat(100)
+    );
     insta::assert_snapshot!(said(&deep), @"policy .github/council.yml@main:2:12: branches.exempt[0]: expected string scalar");
-    let deeper = format!("branches:\n  exempt: {}{}\n", "[".repeat(100_000), "]".repeat(100_000));
+    let deeper = format!(
+        "branches:\n  exempt: {}{}\n",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
     insta::assert_snapshot!(said(&deeper), @"policy .github/council.yml@main:2:266: branches.exempt: recursion limit exceeded");
 }
 

@@ -171,24 +171,29 @@ fn alias_flood() -> String {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn policies_beyond_the_limits_are_exit_2_naming_field_and_limit() {
-    let many = |n: usize, item: &dyn Fn(usize) -> String| {
-        (0..n).map(item).collect::<Vec<_>>().join(", ")
-    };
+    let many =
+        |n: usize, item: &dyn Fn(usize) -> String| (0..n).map(item).collect::<Vec<_>>().join(", ");
     let cases = [
         (alias_flood(), "after alias expansion"),
         (
             format!(
                 "branches:\n  rules: [{}]\n",
-                many(1001, &|i| format!("{{pattern: \"r{i}/*\", targets: [main]}}"))
+                many(1001, &|i| format!(
+                    "{{pattern: \"r{i}/*\", targets: [main]}}"
+                ))
             ),
             "branches.rules: more than 1000 entries",
         ),
         (
-            format!("branches:\n  exempt: [{}]\n", many(1001, &|i| format!("b{i}/**"))),
+            format!(
+                "branches:\n  exempt: [{}]\n",
+                many(1001, &|i| format!("b{i}/**"))
+            ),
             "branches.exempt: more than 1000 entries",
         ),
         (
-            "branches:\n  rules:\n    - regex: \"\\\\w{1000}\"\n      targets: [main]\n".to_string(),
+            "branches:\n  rules:\n    - regex: \"\\\\w{1000}\"\n      targets: [main]\n"
+                .to_string(),
             "branches.rules[0].regex: regex `\\w{1000}` takes the rules' regexes over 2 MiB",
         ),
         (
@@ -196,7 +201,11 @@ async fn policies_beyond_the_limits_are_exit_2_naming_field_and_limit() {
             "branches.rules[0].regex: invalid regex `a)|(b`",
         ),
         (
-            format!("branches:\n  exempt: {}{}\n", "[".repeat(10_000), "]".repeat(10_000)),
+            format!(
+                "branches:\n  exempt: {}{}\n",
+                "[".repeat(10_000),
+                "]".repeat(10_000)
+            ),
             "branches.exempt: recursion limit exceeded",
         ),
     ];
