@@ -135,10 +135,10 @@ fn breach_message(breach: &BudgetBreach) -> String {
     let mib = MAX_POLICY_BYTES >> 20;
     match breach {
         BudgetBreach::ScalarBytes { .. } => {
-            format!("more than {mib} MiB of text after alias expansion, the limit for a policy")
+            format!("more than {mib} MiB of text with aliases expanded, the limit for a policy")
         }
         BudgetBreach::Nodes { .. } | BudgetBreach::Events { .. } => {
-            format!("more than {MAX_NODES} values after alias expansion, the limit for a policy")
+            format!("more than {MAX_NODES} values with aliases expanded, the limit for a policy")
         }
         BudgetBreach::Depth { .. } => {
             format!("nested deeper than {MAX_DEPTH} levels, the limit for a policy")

@@ -205,11 +205,11 @@ fn alias_expansion_is_bounded_by_text_and_by_values() {
     // Many bytes: 1,000 targets of 100 bytes, 20 times, is 2 MB of text.
     let text = alias_policy(1000, |i| format!("{i:0100}"), 20);
     assert!(text.len() < 200_000);
-    insta::assert_snapshot!(said(&text), @"policy .github/council.yml@main:13:7: branches.rules[10].targets: more than 1 MiB of text after alias expansion, the limit for a policy");
+    insta::assert_snapshot!(said(&text), @"policy .github/council.yml@main:13:7: branches.rules[10].targets: more than 1 MiB of text with aliases expanded, the limit for a policy");
     // Many values: 1,000 one-byte targets, 999 times, is under 1 MiB but a million values.
     // The limit on values is what lets such a file fail in milliseconds.
     let values = alias_policy(1000, |_| "a".to_string(), 999);
-    insta::assert_snapshot!(said(&values), @"policy .github/council.yml@main:68:7: branches.rules[65].targets: more than 65536 values after alias expansion, the limit for a policy");
+    insta::assert_snapshot!(said(&values), @"policy .github/council.yml@main:68:7: branches.rules[65].targets: more than 65536 values with aliases expanded, the limit for a policy");
     // Reusing one list honestly is fine, however many aliases.
     let reuse = "branches:\n  rules:\n    - {pattern: \"a/*\", targets: &t [main, develop]}\n"
         .to_string()
