@@ -97,13 +97,8 @@ pub(super) fn hints(input: &GuardInput) -> Option<Message> {
     let mut any = false;
     if input.policy.case_sensitive {
         let lower = input.head.to_lowercase();
-        let folded = input.policy.rules.iter().find(|r| {
-            regex::RegexBuilder::new(r.head.as_str())
-                .case_insensitive(true)
-                .build()
-                .is_ok_and(|re| re.is_match(&lower) || re.is_match(input.head))
-        });
-        if let Some(rule) = folded {
+        // Compiled once with the policy, not per decision.
+        if let Some(rule) = input.policy.rule_ignoring_case(&[&lower, input.head]) {
             any = true;
             hint = hint.text(format!(
                 " It would match rule {} if letter case were ignored: names are case-sensitive.",

@@ -1,19 +1,22 @@
-//! `.github/council.yml`: strict parsing (unknown keys are errors with file, line and
-//! column), compiled branch rules, and the default policy of seed 001 (pure).
+//! `.github/council.yml`: strict parsing (unknown keys are errors with file, line, column
+//! and field), limits for untrusted input, compiled branch rules, and the default policy of
+//! seed 001 (pure).
 
 pub mod glob;
+pub mod limits;
 mod sections;
 
-use regex::Regex;
+use std::cell::OnceCell;
+
+use regex::{RegexSet, SetMatches};
 use serde::Deserialize;
-use serde_saphyr::Spanned;
+use serde_saphyr::{Location, Spanned};
 
 pub use sections::{AgentStateSection, DiffSize, DocsGate, DocsPair, MergeMethod, Release, Review};
 
 use crate::error::Error;
-
-/// Policies beyond this size are refused: nobody writes a megabyte of branch rules.
-const MAX_POLICY_BYTES: usize = 1 << 20;
+use glob::{AnchorError, Glob, Subject};
+use limits::{Limited, MAX_LIST, MAX_POLICY_BYTES, MAX_RULES, Problem};
 
 #[derive(Debug, Clone)]
 pub struct Policy {
@@ -30,19 +33,31 @@ pub struct BranchPolicy {
     pub case_sensitive: bool,
     pub exempt: Vec<NamePattern>,
     pub rules: Vec<Rule>,
+    /// The `regex` rules' heads, compiled together (`Head::Regex` indexes them).
+    regexes: RegexSet,
+    /// The same ignoring letter case, for hints; `None` when that form is over the size
+    /// budget (case folding grows a regex), and then regex rules give no case hint.
+    regexes_ignoring_case: Option<RegexSet>,
 }
 
 /// A glob as written, and its compiled form.
 #[derive(Debug, Clone)]
 pub struct NamePattern {
     pub glob: String,
-    pub regex: Regex,
+    matcher: Glob,
 }
 
 impl NamePattern {
     pub fn is_match(&self, name: &str) -> bool {
-        self.regex.is_match(name)
+        self.matcher.is_match(name)
     }
+}
+
+/// Whether any of `patterns` matches `name`, preparing the name once for all of them.
+fn any_matches<'a>(patterns: &'a [NamePattern], name: &str) -> Option<&'a NamePattern> {
+    let first = patterns.first()?;
+    let subject = first.matcher.subject(name);
+    patterns.iter().find(|p| p.matcher.matches(&subject))
 }
 
 #[derive(Debug, Clone)]
@@ -52,9 +67,17 @@ pub struct Rule {
     pub shape: String,
     /// A branch name to suggest in advice, when the rule has a readable form.
     pub suggestion: Option<String>,
-    pub head: Regex,
+    head: Head,
     pub targets: Vec<NamePattern>,
     pub message: Option<String>,
+}
+
+#[derive(Debug, Clone)]
+enum Head {
+    /// A `pattern` rule: its glob, and the glob ignoring letter case (for hints).
+    Glob { glob: Glob, ignoring_case: Glob },
+    /// A `regex` rule: its index in the policy's regex sets.
+    Regex(usize),
 }
 
 impl Rule {
@@ -66,7 +89,7 @@ impl Rule {
     }
 
     pub fn allows_target(&self, base: &str) -> bool {
-        self.targets.iter().any(|t| t.is_match(base))
+        any_matches(&self.targets, base).is_some()
     }
 
     pub fn target_list(&self) -> String {
@@ -80,62 +103,49 @@ impl Rule {
 
 impl BranchPolicy {
     pub fn exemption(&self, head: &str) -> Option<&NamePattern> {
-        self.exempt.iter().find(|p| p.is_match(head))
+        any_matches(&self.exempt, head)
     }
 
     pub fn matching_rules<'a>(&'a self, head: &'a str) -> impl Iterator<Item = &'a Rule> + 'a {
-        self.rules.iter().filter(move |r| r.head.is_match(head))
+        let regex_hits = self.regexes.matches(head);
+        let exact = OnceCell::new();
+        let folded = OnceCell::new();
+        self.rules.iter().filter(move |r| match &r.head {
+            Head::Glob { glob, .. } => {
+                let subject = if glob.ignores_case() {
+                    folded.get_or_init(|| Subject::new(head, true))
+                } else {
+                    exact.get_or_init(|| Subject::new(head, false))
+                };
+                glob.matches(subject)
+            }
+            Head::Regex(i) => regex_hits.matched(*i),
+        })
+    }
+
+    /// The first rule that matches one of `names` when letter case is ignored.
+    pub fn rule_ignoring_case(&self, names: &[&str]) -> Option<&Rule> {
+        // A search costs up to name length × compiled size: never twice for one name.
+        let mut names = names.to_vec();
+        names.dedup();
+        let regex_hits: Vec<SetMatches> = match &self.regexes_ignoring_case {
+            Some(set) => names.iter().map(|n| set.matches(n)).collect(),
+            None => Vec::new(),
+        };
+        let subjects: Vec<Subject> = names.iter().map(|n| Subject::new(n, true)).collect();
+        self.rules.iter().find(|r| match &r.head {
+            Head::Glob { ignoring_case, .. } => subjects.iter().any(|s| ignoring_case.matches(s)),
+            Head::Regex(i) => regex_hits.iter().any(|hits| hits.matched(*i)),
+        })
     }
 }
 
 impl Policy {
     /// The Multi-Agent Communication Protocol's policy (seed 001), used when no file exists.
     pub fn default_policy() -> Policy {
-        let rule =
-            |name: &str, regex: &str, template: &str, targets: &[&str], message: &str| Rule {
-                name: Some(name.to_string()),
-                shape: template.to_string(),
-                suggestion: Some(template.to_string()),
-                head: glob::compile(&glob::anchored(regex), true).expect("built-in regex"),
-                targets: targets
-                    .iter()
-                    .map(|t| NamePattern {
-                        glob: t.to_string(),
-                        regex: glob::compile(&glob::to_regex_source(t), true)
-                            .expect("built-in glob"),
-                    })
-                    .collect(),
-                message: Some(message.to_string()),
-            };
         Policy {
             source: "default policy".to_string(),
-            branches: BranchPolicy {
-                case_sensitive: true,
-                exempt: Vec::new(),
-                rules: vec![
-                    rule(
-                        "feature",
-                        DEFAULT_FEATURE,
-                        "feature/<area>/PBI-<n>-<slug>",
-                        &["develop"],
-                        "Feature work targets develop.",
-                    ),
-                    rule(
-                        "chore",
-                        DEFAULT_CHORE,
-                        "chore/<area>/PBI-<n>-<slug>",
-                        &["develop"],
-                        "Chores target develop.",
-                    ),
-                    rule(
-                        "hotfix",
-                        DEFAULT_HOTFIX,
-                        "hotfix/INC-<n>-<slug> or hotfix/BUG-<n>-<slug>",
-                        &["main", "develop"],
-                        "Hotfixes target main (or develop).",
-                    ),
-                ],
-            },
+            branches: default_branches(),
             review: Review::default(),
             release: Release::default(),
             agent_state: AgentStateSection::default(),
@@ -144,40 +154,50 @@ impl Policy {
 
     /// Parses and compiles a policy file; `file` names it in errors (`path@ref`).
     pub fn parse(text: &str, file: &str) -> Result<Policy, Error> {
-        let at = |line: u64, column: u64| format!("{file}:{line}:{column}");
-        let fail = |location: String, message: String| Error::Policy { location, message };
+        let fail = |p: Problem| {
+            let location = match p.at {
+                Some((line, column)) => format!("{file}:{line}:{column}"),
+                None => file.to_string(),
+            };
+            let message = if p.field.is_empty() {
+                p.message
+            } else {
+                format!("{}: {}", p.field, p.message)
+            };
+            Error::Policy { location, message }
+        };
         if text.len() > MAX_POLICY_BYTES {
-            return Err(fail(
-                file.to_string(),
-                format!("larger than {MAX_POLICY_BYTES} bytes"),
-            ));
+            return Err(fail(Problem {
+                at: None,
+                field: String::new(),
+                message: format!(
+                    "{} bytes, more than the {} MiB a policy may hold",
+                    text.len(),
+                    MAX_POLICY_BYTES >> 20
+                ),
+            }));
         }
         if text.trim().is_empty() {
             let mut policy = Policy::default_policy();
             policy.source = format!("{file} (empty: default policy)");
             return Ok(policy);
         }
-        let raw: RawPolicy = serde_saphyr::from_str(text).map_err(|e| {
-            let location = e
-                .location()
-                .map(|l| at(l.line(), l.column()))
-                .unwrap_or_else(|| file.to_string());
-            fail(location, yaml_message(&e.to_string()))
-        })?;
+        let raw: RawPolicy = limits::read(text).map_err(fail)?;
         if let Some(v) = &raw.version
             && v.value != 1
         {
-            return Err(fail(
-                at(v.referenced.line(), v.referenced.column()),
+            return Err(fail(Problem::new(
+                &v.referenced,
+                "version",
                 format!(
                     "version {} is not supported; this council reads version 1",
                     v.value
                 ),
-            ));
+            )));
         }
         let branches = match raw.branches {
-            Some(b) => b.compile(&at)?,
-            None => Policy::default_policy().branches,
+            Some(b) => b.compile().map_err(fail)?,
+            None => default_branches(),
         };
         Ok(Policy {
             source: file.to_string(),
@@ -193,12 +213,60 @@ const DEFAULT_FEATURE: &str = r"feature/[a-z0-9][a-z0-9._-]*/PBI-[0-9]+-[a-z0-9]
 const DEFAULT_CHORE: &str = r"chore/[a-z0-9][a-z0-9._-]*/PBI-[0-9]+-[a-z0-9][a-z0-9._-]*";
 const DEFAULT_HOTFIX: &str = r"hotfix/(INC|BUG)-[0-9]+-[a-z0-9][a-z0-9._-]*";
 
-/// serde-saphyr repeats the location and appends a snippet; we keep the bare message.
-fn yaml_message(message: &str) -> String {
-    let line = message.lines().next().unwrap_or(message).trim();
-    let line = line.strip_prefix("error: ").unwrap_or(line);
-    let re = Regex::new(r"^line \d+ column \d+: ").expect("static regex");
-    re.replace(line, "").into_owned()
+/// The seed's rules: regexes shown as templates, case-sensitive whatever the file says.
+fn default_branches() -> BranchPolicy {
+    let defaults: [(&str, &str, &str, &[&str], &str); 3] = [
+        (
+            "feature",
+            DEFAULT_FEATURE,
+            "feature/<area>/PBI-<n>-<slug>",
+            &["develop"],
+            "Feature work targets develop.",
+        ),
+        (
+            "chore",
+            DEFAULT_CHORE,
+            "chore/<area>/PBI-<n>-<slug>",
+            &["develop"],
+            "Chores target develop.",
+        ),
+        (
+            "hotfix",
+            DEFAULT_HOTFIX,
+            "hotfix/INC-<n>-<slug> or hotfix/BUG-<n>-<slug>",
+            &["main", "develop"],
+            "Hotfixes target main (or develop).",
+        ),
+    ];
+    let sources: Vec<String> = defaults
+        .iter()
+        .map(|d| glob::anchored(d.1).expect("built-in regex"))
+        .collect();
+    let rules = defaults
+        .iter()
+        .enumerate()
+        .map(|(i, (name, _, template, targets, message))| Rule {
+            name: Some(name.to_string()),
+            shape: template.to_string(),
+            suggestion: Some(template.to_string()),
+            head: Head::Regex(i),
+            targets: targets
+                .iter()
+                .map(|t| NamePattern {
+                    glob: t.to_string(),
+                    matcher: Glob::new(t, true),
+                })
+                .collect(),
+            message: Some(message.to_string()),
+        })
+        .collect();
+    BranchPolicy {
+        case_sensitive: true,
+        exempt: Vec::new(),
+        rules,
+        regexes: limits::regex_set(&sources, true).expect("built-in regexes"),
+        regexes_ignoring_case: limits::regex_set(&sources, false).ok(),
+    }
 }
 
 /// Regex errors end with the line that names the problem.
@@ -232,10 +300,29 @@ struct RawPolicy {
 struct RawBranches {
     #[serde(default = "sections::yes")]
     case_sensitive: bool,
+    #[serde(default = "no_globs")]
+    exempt: Limited<GlobText, MAX_LIST>,
     #[serde(default)]
-    exempt: Vec<Spanned<String>>,
-    #[serde(default)]
-    rules: Option<Spanned<Vec<Spanned<RawRule>>>>,
+    rules: Option<Spanned<Limited<Spanned<RawRule>, MAX_RULES>>>,
+}
+
+fn no_globs() -> Limited<GlobText, MAX_LIST> {
+    Limited(Vec::new())
+}
+
+/// A glob as written. An empty one is refused while it is read, where serde still knows
+/// its line and path: a `Spanned` per glob would cost more than the rest of the parse.
+#[derive(Debug)]
+struct GlobText(String);
+
+impl<'de> Deserialize<'de> for GlobText {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        if text.is_empty() {
+            return Err(serde::de::Error::custom("an empty glob matches no branch"));
+        }
+        Ok(GlobText(text))
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -247,96 +334,184 @@ struct RawRule {
     pattern: Option<Spanned<String>>,
     #[serde(default)]
     regex: Option<Spanned<String>>,
-    #[serde(default)]
-    targets: Vec<Spanned<String>>,
+    #[serde(default = "no_globs")]
+    targets: Limited<GlobText, MAX_LIST>,
     #[serde(default)]
     message: Option<String>,
 }
 
-type At<'a> = &'a dyn Fn(u64, u64) -> String;
+/// A `regex` rule's source before the rules' regexes are compiled together.
+struct PendingRegex {
+    source: String,
+    rule: usize,
+    at: Location,
+    shape: String,
+}
 
 impl RawBranches {
-    fn compile(self, at: At) -> Result<BranchPolicy, Error> {
+    fn compile(self) -> Result<BranchPolicy, Problem> {
         let cs = self.case_sensitive;
         let exempt = self
             .exempt
+            .0
             .into_iter()
-            .map(|g| name_pattern(g, cs, at))
+            .map(|g| name_pattern(g, cs))
+            .collect();
+        let Some(rules) = self.rules else {
+            // The default rules, with this file's exemptions.
+            return Ok(BranchPolicy {
+                case_sensitive: cs,
+                exempt,
+                ..default_branches()
+            });
+        };
+        if rules.value.0.is_empty() {
+            return Err(Problem::new(
+                &rules.referenced,
+                "branches.rules",
+                "empty, so every pull request would fail; remove the key to use the default \
+                 rules"
+                    .to_string(),
+            ));
+        }
+        let mut pending = Vec::new();
+        let rules = rules
+            .value
+            .0
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| r.value.compile(i, &r.referenced, cs, &mut pending))
             .collect::<Result<Vec<_>, _>>()?;
-        let rules = match self.rules {
-            None => Policy::default_policy().branches.rules,
-            Some(rules) if rules.value.is_empty() => {
-                return Err(Error::Policy {
-                    location: at(rules.referenced.line(), rules.referenced.column()),
-                    message: "branches.rules is empty, so every pull request would fail; \
-                              remove the key to use the default rules"
-                        .to_string(),
-                });
-            }
-            Some(rules) => rules
-                .value
-                .into_iter()
-                .map(|r| r.value.compile(&r.referenced, cs, at))
-                .collect::<Result<Vec<_>, _>>()?,
+        let sources: Vec<String> = pending.iter().map(|p| p.source.clone()).collect();
+        let regexes = limits::regex_set(&sources, cs).map_err(|e| {
+            let culprit = match e {
+                regex::Error::CompiledTooBig(_) => {
+                    &pending[limits::first_over_budget(&sources, cs)]
+                }
+                _ => &pending[0],
+            };
+            over_budget(culprit, &e)
+        })?;
+        let regexes_ignoring_case = if cs {
+            limits::regex_set(&sources, false).ok()
+        } else {
+            Some(regexes.clone())
         };
         Ok(BranchPolicy {
             case_sensitive: cs,
             exempt,
             rules,
+            regexes,
+            regexes_ignoring_case,
         })
     }
 }
 
+fn over_budget(culprit: &PendingRegex, e: &regex::Error) -> Problem {
+    let message = match e {
+        regex::Error::CompiledTooBig(_) => format!(
+            "regex `{}` takes the rules' regexes over {} MiB compiled, the limit for all of \
+             them together; simplify it (a Unicode class such as `\\w` compiles large; \
+             `[a-z0-9_]` does not)",
+            culprit.shape,
+            limits::REGEX_BUDGET >> 20
+        ),
+        other => format!(
+            "invalid regex `{}`: {}",
+            culprit.shape,
+            regex_message(other)
+        ),
+    };
+    Problem::new(
+        &culprit.at,
+        format!("branches.rules[{}].regex", culprit.rule),
+        message,
+    )
+}
+
 impl RawRule {
-    fn compile(self, loc: &serde_saphyr::Location, cs: bool, at: At) -> Result<Rule, Error> {
-        let here = at(loc.line(), loc.column());
-        let fail = |location: String, message: String| Error::Policy { location, message };
-        let (shape, suggestion, source, spot) = match (self.pattern, self.regex) {
-            (Some(p), None) => (
-                p.value.clone(),
-                Some(glob::template(&p.value)),
-                glob::to_regex_source(&p.value),
-                p.referenced,
-            ),
-            (None, Some(r)) => (
-                r.value.clone(),
-                None,
-                glob::anchored(&r.value),
-                r.referenced,
-            ),
+    fn compile(
+        self,
+        index: usize,
+        at: &Location,
+        cs: bool,
+        pending: &mut Vec<PendingRegex>,
+    ) -> Result<Rule, Problem> {
+        let field = format!("branches.rules[{index}]");
+        let (shape, suggestion, head) = match (self.pattern, self.regex) {
+            (Some(p), None) => {
+                if p.value.is_empty() {
+                    return Err(Problem::new(
+                        &p.referenced,
+                        format!("{field}.pattern"),
+                        "an empty pattern matches no branch".into(),
+                    ));
+                }
+                let head = Head::Glob {
+                    glob: Glob::new(&p.value, cs),
+                    ignoring_case: Glob::new(&p.value, false),
+                };
+                (p.value.clone(), Some(glob::template(&p.value)), head)
+            }
+            (None, Some(r)) => {
+                let spot = format!("{field}.regex");
+                if r.value.is_empty() {
+                    return Err(Problem::new(
+                        &r.referenced,
+                        spot,
+                        "an empty regex matches no branch".into(),
+                    ));
+                }
+                let source = glob::anchored(&r.value).map_err(|e| {
+                    let message = match e {
+                        AnchorError::Invalid(e) => {
+                            format!("invalid regex `{}`: {}", r.value, regex_message(&e))
+                        }
+                        AnchorError::Unanchorable(_) => format!(
+                            "regex `{}` cannot be anchored to the whole name: its trailing `#` \
+                             comment (verbose mode) would swallow the anchor; end the comment \
+                             with a line break",
+                            r.value
+                        ),
+                    };
+                    Problem::new(&r.referenced, spot.clone(), message)
+                })?;
+                pending.push(PendingRegex {
+                    source,
+                    rule: index,
+                    at: r.referenced,
+                    shape: r.value.clone(),
+                });
+                (r.value, None, Head::Regex(pending.len() - 1))
+            }
             (Some(_), Some(_)) => {
-                return Err(fail(
-                    here,
+                return Err(Problem::new(
+                    at,
+                    field,
                     "a rule has both `pattern` and `regex`; keep one".into(),
                 ));
             }
             (None, None) => {
-                return Err(fail(
-                    here,
+                return Err(Problem::new(
+                    at,
+                    field,
                     "a rule needs `pattern` (a glob) or `regex`".into(),
                 ));
             }
         };
-        if shape.is_empty() {
-            return Err(fail(
-                at(spot.line(), spot.column()),
-                "an empty pattern matches no branch".into(),
+        if self.targets.0.is_empty() {
+            return Err(Problem::new(
+                at,
+                format!("{field}.targets"),
+                format!("rule `{shape}` lists no `targets`"),
             ));
-        }
-        let head = glob::compile(&source, cs).map_err(|e| {
-            fail(
-                at(spot.line(), spot.column()),
-                format!("invalid regex `{shape}`: {}", regex_message(&e)),
-            )
-        })?;
-        if self.targets.is_empty() {
-            return Err(fail(here, format!("rule `{shape}` lists no `targets`")));
         }
         let targets = self
             .targets
+            .0
             .into_iter()
-            .map(|t| name_pattern(t, cs, at))
-            .collect::<Result<Vec<_>, _>>()?;
+            .map(|t| name_pattern(t, cs))
+            .collect();
         Ok(Rule {
             name: self.name,
             shape,
@@ -348,22 +523,11 @@ impl RawRule {
     }
 }
 
-fn name_pattern(g: Spanned<String>, cs: bool, at: At) -> Result<NamePattern, Error> {
-    let location = at(g.referenced.line(), g.referenced.column());
-    if g.value.is_empty() {
-        return Err(Error::Policy {
-            location,
-            message: "an empty glob matches no branch".into(),
-        });
+fn name_pattern(g: GlobText, cs: bool) -> NamePattern {
+    NamePattern {
+        matcher: Glob::new(&g.0, cs),
+        glob: g.0,
     }
-    let regex = glob::compile(&glob::to_regex_source(&g.value), cs).map_err(|e| Error::Policy {
-        location,
-        message: format!("glob `{}`: {e}", g.value),
-    })?;
-    Ok(NamePattern {
-        glob: g.value,
-        regex,
-    })
 }
 
 #[cfg(test)]

@@ -1,6 +1,9 @@
 //! The review, release and agent-state sections: plain data with documented defaults.
+//! Every list is read through `limits::list`, which refuses one longer than the limit.
 
 use serde::Deserialize;
+
+use super::limits;
 
 pub(super) fn yes() -> bool {
     true
@@ -45,9 +48,11 @@ impl Default for Review {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DocsGate {
+    #[serde(deserialize_with = "limits::list")]
     pub code: Vec<String>,
+    #[serde(deserialize_with = "limits::list")]
     pub docs: Vec<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "limits::list")]
     pub map: Vec<DocsPair>,
     #[serde(default)]
     pub skip_label: Option<String>,
@@ -56,7 +61,9 @@ pub struct DocsGate {
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DocsPair {
+    #[serde(deserialize_with = "limits::list")]
     pub code: Vec<String>,
+    #[serde(deserialize_with = "limits::list")]
     pub docs: Vec<String>,
 }
 
@@ -98,7 +105,7 @@ pub struct Release {
     pub merge_method: MergeMethod,
     #[serde(default)]
     pub required_approvals: u32,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "limits::list")]
     pub required_checks: Vec<String>,
     /// `None` = `review.approve_label`; `Some("")` = no label needed.
     #[serde(default)]
@@ -125,6 +132,6 @@ impl Default for Release {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AgentStateSection {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "limits::list")]
     pub trusted_authors: Vec<String>,
 }

@@ -7,88 +7,173 @@ fn err(text: &str) -> (String, String) {
     }
 }
 
-#[test]
-fn unknown_keys_are_errors_with_file_line_and_column() {
-    insta::assert_debug_snapshot!(err("branches:\n  rulez: []\n"), @r#"
-    (
-        ".github/council.yml@main:2:3",
-        "unknown field `rulez`, expected one of case_sensitive, exempt, rules",
-    )
-    "#);
-    insta::assert_debug_snapshot!(err("branches:\n  rules:\n    - pattern: \"x/*\"\n      targets: [main]\n      colour: red\n"), @r#"
-    (
-        ".github/council.yml@main:5:7",
-        "unknown field `colour`, expected one of name, pattern, regex, targets, message",
-    )
-    "#);
-    assert_eq!(
-        err("reveiw:\n  task_list: true\n").0,
-        ".github/council.yml@main:1:1"
-    );
-    assert_eq!(
-        err("review:\n  docs:\n    code: []\n    docs: []\n    skip: x\n").0,
-        ".github/council.yml@main:5:5"
-    );
-    assert_eq!(
-        err("release:\n  required_check: [ci]\n").0,
-        ".github/council.yml@main:2:3"
-    );
-    assert_eq!(
-        err("agent_state:\n  trusted: [x]\n").0,
-        ".github/council.yml@main:2:3"
-    );
+/// The whole error as the user reads it: `policy FILE:LINE:COLUMN: FIELD: MESSAGE`.
+fn said(text: &str) -> String {
+    let (location, message) = err(text);
+    Error::Policy { location, message }.to_string()
+}
+
+/// A rules section of `n` rules; `rule(i)` is one rule's YAML in flow style.
+fn rules(n: usize, rule: impl Fn(usize) -> String) -> String {
+    let mut out = String::from("branches:\n  rules:\n");
+    for i in 0..n {
+        out.push_str(&format!("    - {}\n", rule(i)));
+    }
+    out
+}
+
+fn flow_list(n: usize, item: impl Fn(usize) -> String) -> String {
+    let items: Vec<String> = (0..n).map(item).collect();
+    format!("[{}]", items.join(", "))
 }
 
 #[test]
-fn invalid_regexes_and_rules_are_located() {
-    insta::assert_debug_snapshot!(err("branches:\n  rules:\n    - regex: \"(\"\n      targets: [main]\n"), @r#"
-    (
-        ".github/council.yml@main:3:14",
-        "invalid regex `(`: unclosed group",
-    )
-    "#);
-    assert!(
-        err("branches:\n  rules:\n    - pattern: a\n      regex: b\n      targets: [main]\n")
-            .1
-            .contains("both")
-    );
-    assert!(
-        err("branches:\n  rules:\n    - name: x\n      targets: [main]\n")
-            .1
-            .contains("needs `pattern`")
-    );
-    assert!(
-        err("branches:\n  rules:\n    - pattern: a\n")
-            .1
-            .contains("lists no `targets`")
-    );
-    assert!(
-        err("branches:\n  rules: []\n")
-            .1
-            .contains("every pull request would fail")
-    );
-    assert!(
-        err("branches:\n  rules:\n    - pattern: \"\"\n      targets: [main]\n")
-            .1
-            .contains("empty")
-    );
+fn unknown_keys_are_errors_with_file_line_column_and_field() {
+    insta::assert_snapshot!(said("branches:\n  rulez: []\n"), @"policy .github/council.yml@main:2:3: branches.rulez: unknown field `rulez`, expected one of case_sensitive, exempt, rules");
+    insta::assert_snapshot!(said("branches:\n  rules:\n    - pattern: \"x/*\"\n      targets: [main]\n      colour: red\n"), @"policy .github/council.yml@main:5:7: branches.rules[0].colour: unknown field `colour`, expected one of name, pattern, regex, targets, message");
+    insta::assert_snapshot!(said("reveiw:\n  task_list: true\n"), @"policy .github/council.yml@main:1:1: reveiw: unknown field `reveiw`, expected one of version, branches, review, release, agent_state");
+    insta::assert_snapshot!(said("review:\n  docs:\n    code: []\n    docs: []\n    skip: x\n"), @"policy .github/council.yml@main:5:5: review.docs.skip: unknown field `skip`, expected one of code, docs, map, skip_label");
+    insta::assert_snapshot!(said("release:\n  required_check: [ci]\n"), @"policy .github/council.yml@main:2:3: release.required_check: unknown field `required_check`, expected one of merge_method, required_approvals, required_checks, require_label, neutral_is_green, rollback");
+    insta::assert_snapshot!(said("agent_state:\n  trusted: [x]\n"), @"policy .github/council.yml@main:2:3: agent_state.trusted: unknown field `trusted`, expected one of trusted_authors");
 }
 
 #[test]
-fn wrong_types_and_versions_are_errors() {
-    assert_eq!(err("review:\n  secret_scan: maybe\n").1, "invalid boolean");
-    assert!(
-        err("release:\n  merge_method: fast\n")
-            .1
-            .contains("unknown variant `fast`")
-    );
-    assert!(err("version: 2\n").1.contains("version 2 is not supported"));
+fn wrong_types_name_the_field() {
+    insta::assert_snapshot!(said("review:\n  secret_scan: maybe\n"), @"policy .github/council.yml@main:2:16: review.secret_scan: invalid boolean");
+    insta::assert_snapshot!(said("release:\n  merge_method: fast\n"), @"policy .github/council.yml@main:2:17: release.merge_method: unknown variant `fast`, expected one of merge, squash, rebase");
+    insta::assert_snapshot!(said("branches:\n  exempt: [\"a/**\", {b: c}]\n"), @"policy .github/council.yml@main:2:20: branches.exempt[1]: expected string scalar");
+    insta::assert_snapshot!(said("review:\n  docs:\n    code: [a]\n    docs: [b]\n    map:\n      - {code: [x], docs: y}\n"), @"policy .github/council.yml@main:6:27: review.docs.map[0].docs: expected sequence start");
+    insta::assert_snapshot!(said("version: 2\n"), @"policy .github/council.yml@main:1:10: version: version 2 is not supported; this council reads version 1");
     assert!(
         err("branches: [\n")
             .0
             .starts_with(".github/council.yml@main:")
     );
     assert!(err("- a\n- b\n").0.starts_with(".github/council.yml@main:"));
+}
+
+#[test]
+fn invalid_regexes_and_rules_are_located_and_named() {
+    insta::assert_snapshot!(said("branches:\n  rules:\n    - regex: \"(\"\n      targets: [main]\n"), @"policy .github/council.yml@main:3:14: branches.rules[0].regex: invalid regex `(`: unclosed group");
+    insta::assert_snapshot!(said("branches:\n  rules:\n    - pattern: a\n      targets: [main]\n    - pattern: a\n      regex: b\n      targets: [main]\n"), @"policy .github/council.yml@main:5:7: branches.rules[1]: a rule has both `pattern` and `regex`; keep one");
+    insta::assert_snapshot!(said("branches:\n  rules:\n    - name: x\n      targets: [main]\n"), @"policy .github/council.yml@main:3:7: branches.rules[0]: a rule needs `pattern` (a glob) or `regex`");
+    insta::assert_snapshot!(said("branches:\n  rules:\n    - pattern: a\n"), @"policy .github/council.yml@main:3:7: branches.rules[0].targets: rule `a` lists no `targets`");
+    insta::assert_snapshot!(said("branches:\n  rules: []\n"), @"policy .github/council.yml@main:2:10: branches.rules: empty, so every pull request would fail; remove the key to use the default rules");
+    insta::assert_snapshot!(said("branches:\n  rules:\n    - pattern: \"\"\n      targets: [main]\n"), @"policy .github/council.yml@main:3:16: branches.rules[0].pattern: an empty pattern matches no branch");
+    insta::assert_snapshot!(said("branches:\n  exempt: [a, \"\"]\n"), @"policy .github/council.yml@main:2:15: branches.exempt[1]: an empty glob matches no branch");
+    insta::assert_snapshot!(said("branches:\n  rules:\n    - pattern: a\n      targets: [main, \"\"]\n"), @"policy .github/council.yml@main:4:23: branches.rules[0].targets[1]: an empty glob matches no branch");
+}
+
+#[test]
+fn a_regex_matches_the_whole_name_even_with_a_top_level_alternation() {
+    let p = Policy::parse(
+        "branches:\n  rules:\n    - regex: \"main|develop\"\n      targets: [x]\n",
+        "p.yml",
+    )
+    .unwrap();
+    let matches = |head: &str| p.branches.matching_rules(head).count() == 1;
+    assert!(matches("main") && matches("develop"));
+    for head in ["xmain", "mainx", "xdevelop", "developx", "main|develop"] {
+        assert!(!matches(head), "{head}");
+    }
+}
+
+#[test]
+fn a_regex_cannot_escape_its_anchors() {
+    // Wrapped as text, `a)|(b` would read `^(?:a)|(b)$`: every name starting with `a`.
+    insta::assert_snapshot!(said("branches:\n  rules:\n    - regex: \"a)|(b\"\n      targets: [main]\n"), @"policy .github/council.yml@main:3:14: branches.rules[0].regex: invalid regex `a)|(b`: unopened group");
+    insta::assert_snapshot!(said("branches:\n  rules:\n    - regex: \"(?x)main # a comment\"\n      targets: [main]\n"), @"policy .github/council.yml@main:3:14: branches.rules[0].regex: regex `(?x)main # a comment` cannot be anchored to the whole name: its trailing `#` comment (verbose mode) would swallow the anchor; end the comment with a line break");
+}
+
+#[test]
+fn lists_stop_at_the_limit() {
+    let exempt = |n| {
+        format!(
+            "branches:\n  exempt: {}\n",
+            flow_list(n, |i| format!("b{i}/**"))
+        )
+    };
+    assert_eq!(
+        Policy::parse(&exempt(MAX_LIST), "p")
+            .unwrap()
+            .branches
+            .exempt
+            .len(),
+        MAX_LIST
+    );
+    insta::assert_snapshot!(said(&exempt(MAX_LIST + 1)), @"policy .github/council.yml@main:2:11: branches.exempt: more than 1000 entries, the limit for a list");
+    let targets = |n| {
+        rules(1, |_| {
+            format!(
+                "{{pattern: a, targets: {}}}",
+                flow_list(n, |i| format!("t{i}"))
+            )
+        })
+    };
+    assert!(Policy::parse(&targets(MAX_LIST), "p").is_ok());
+    insta::assert_snapshot!(said(&targets(MAX_LIST + 1)), @"policy .github/council.yml@main:3:29: branches.rules[0].targets: more than 1000 entries, the limit for a list");
+    let code = format!(
+        "review:\n  docs:\n    code: {}\n    docs: [d]\n",
+        flow_list(MAX_LIST + 1, |i| format!("c{i}"))
+    );
+    insta::assert_snapshot!(said(&code), @"policy .github/council.yml@main:3:11: review.docs.code: more than 1000 entries, the limit for a list");
+    let map_docs = format!(
+        "review:\n  docs:\n    code: [c]\n    docs: [d]\n    map:\n      - code: [c]\n        docs: {}\n",
+        flow_list(MAX_LIST + 1, |i| format!("d{i}"))
+    );
+    insta::assert_snapshot!(said(&map_docs), @"policy .github/council.yml@main:7:15: review.docs.map[0].docs: more than 1000 entries, the limit for a list");
+    let checks = format!(
+        "release:\n  required_checks: {}\n",
+        flow_list(MAX_LIST + 1, |i| format!("ci{i}"))
+    );
+    insta::assert_snapshot!(said(&checks), @"policy .github/council.yml@main:2:20: release.required_checks: more than 1000 entries, the limit for a list");
+    let authors = format!(
+        "agent_state:\n  trusted_authors: {}\n",
+        flow_list(MAX_LIST + 1, |i| format!("bot{i}"))
+    );
+    insta::assert_snapshot!(said(&authors), @"policy .github/council.yml@main:2:20: agent_state.trusted_authors: more than 1000 entries, the limit for a list");
+}
+
+#[test]
+fn rules_stop_at_the_limit() {
+    let policy = |n| rules(n, |i| format!("{{pattern: \"r{i}/*\", targets: [main]}}"));
+    assert_eq!(
+        Policy::parse(&policy(MAX_RULES), "p")
+            .unwrap()
+            .branches
+            .rules
+            .len(),
+        MAX_RULES
+    );
+    insta::assert_snapshot!(said(&policy(MAX_RULES + 1)), @"policy .github/council.yml@main:3:5: branches.rules: more than 1000 entries, the limit for a list");
+}
+
+#[test]
+fn regexes_share_one_size_budget() {
+    // `\w` is Unicode: tens of KiB compiled. One regex over the budget is named ...
+    let huge = rules(2, |i| {
+        if i == 0 {
+            "{pattern: a, targets: [main]}".to_string()
+        } else {
+            "{regex: \"\\\\w{1000}\", targets: [main]}".to_string()
+        }
+    });
+    insta::assert_snapshot!(said(&huge), @"policy .github/council.yml@main:4:15: branches.rules[1].regex: regex `\\w{1000}` takes the rules' regexes over 2 MiB compiled, the limit for all of them together; simplify it (a Unicode class such as `\\w` compiles large; `[a-z0-9_]` does not)");
+    // ... and so is the rule whose regex takes many modest ones over it together.
+    let many = rules(400, |i| {
+        format!("{{regex: \"r{i}/\\\\w+-\\\\w+\", targets: [main]}}")
+    });
+    insta::assert_snapshot!(said(&many), @"policy .github/council.yml@main:23:15: branches.rules[20].regex: regex `r20/\\w+-\\w+` takes the rules' regexes over 2 MiB compiled, the limit for all of them together; simplify it (a Unicode class such as `\\w` compiles large; `[a-z0-9_]` does not)");
+    // A modest policy of Unicode classes fits.
+    assert!(
+        Policy::parse(
+            &rules(10, |i| format!(
+                "{{regex: \"r{i}/\\\\w+-\\\\w+\", targets: [main]}}"
+            )),
+            "p"
+        )
+        .is_ok()
+    );
 }
 
 #[test]
@@ -101,8 +186,58 @@ fn hostile_yaml_is_refused_not_expanded() {
                 f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]\n\
                 g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]\n";
     assert!(Policy::parse(bomb, "p").is_err());
-    assert!(Policy::parse(&"x".repeat(2 << 20), "p").is_err());
+    insta::assert_snapshot!(said(&"x".repeat(2 << 20)), @"policy .github/council.yml@main: 2097152 bytes, more than the 1 MiB a policy may hold");
     assert!(Policy::parse("\u{0}\u{1}\u{2}", "p").is_err());
+}
+
+/// One anchored rule with a long target list, repeated by alias: small text, a huge policy.
+fn alias_policy(targets: usize, target: impl Fn(usize) -> String, copies: usize) -> String {
+    let list = flow_list(targets, target);
+    let mut out = format!("branches:\n  rules:\n    - &r {{pattern: \"x/*\", targets: {list}}}\n");
+    for _ in 0..copies {
+        out.push_str("    - *r\n");
+    }
+    out
+}
+
+#[test]
+fn alias_expansion_is_bounded_by_text_and_by_values() {
+    // Many bytes: 1,000 targets of 100 bytes, 20 times, is 2 MB of text.
+    let text = alias_policy(1000, |i| format!("{i:0100}"), 20);
+    assert!(text.len() < 200_000);
+    insta::assert_snapshot!(said(&text), @"policy .github/council.yml@main:13:7: branches.rules[10].targets: more than 1 MiB of text with aliases expanded, the limit for a policy");
+    // Many values: 1,000 one-byte targets, 999 times, is under 1 MiB but a million values.
+    // The limit on values is what lets such a file fail in milliseconds.
+    let values = alias_policy(1000, |_| "a".to_string(), 999);
+    insta::assert_snapshot!(said(&values), @"policy .github/council.yml@main:68:7: branches.rules[65].targets: more than 65536 values with aliases expanded, the limit for a policy");
+    // Reusing one list honestly is fine, however many aliases.
+    let reuse = "branches:\n  rules:\n    - {pattern: \"a/*\", targets: &t [main, develop]}\n"
+        .to_string()
+        + &(0..500)
+            .map(|i| format!("    - {{pattern: \"b{i}/*\", targets: *t}}\n"))
+            .collect::<String>();
+    assert_eq!(
+        Policy::parse(&reuse, "p").unwrap().branches.rules.len(),
+        501
+    );
+}
+
+#[test]
+fn deep_nesting_is_refused() {
+    // Nothing in the schema nests freely, so the first level too deep is a type error, or
+    // the parser's own nesting limit when it reads ahead; the budget's depth stays behind.
+    let deep = format!(
+        "branches:\n  exempt: {}{}\n",
+        "[".repeat(100),
+        "]".repeat(100)
+    );
+    insta::assert_snapshot!(said(&deep), @"policy .github/council.yml@main:2:12: branches.exempt[0]: expected string scalar");
+    let deeper = format!(
+        "branches:\n  exempt: {}{}\n",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    insta::assert_snapshot!(said(&deeper), @"policy .github/council.yml@main:2:266: branches.exempt: recursion limit exceeded");
 }
 
 #[test]
@@ -116,6 +251,31 @@ fn empty_files_and_missing_sections_mean_defaults() {
     assert!(p.review.task_list && p.review.secret_scan);
     assert_eq!(p.review.approve_label, "bot-approved");
     assert_eq!(p.release, Release::default());
+    let p = Policy::parse("branches:\n  exempt: [\"bots/**\"]\n", "p.yml").unwrap();
+    assert_eq!(p.branches.rules.len(), 3);
+    assert!(p.branches.exemption("bots/x").is_some());
+    assert_eq!(p.branches.matching_rules("hotfix/BUG-1-x").count(), 1);
+}
+
+#[test]
+fn rules_match_heads_and_ignore_case_for_hints() {
+    let p = Policy::parse(
+        "branches:\n  rules:\n    - pattern: \"feature/*\"\n      targets: [develop]\n    - regex: \"Hotfix/\\\\d+\"\n      targets: [\"release/*\", main]\n",
+        "p.yml",
+    )
+    .unwrap();
+    let b = &p.branches;
+    let labels = |head: &str| b.matching_rules(head).map(Rule::label).collect::<Vec<_>>();
+    assert_eq!(labels("feature/x"), ["feature/*"]);
+    assert_eq!(labels("Hotfix/12"), ["Hotfix/\\d+"]);
+    assert!(labels("hotfix/12").is_empty() && labels("Feature/x").is_empty());
+    let hint = |names: &[&str]| b.rule_ignoring_case(names).map(Rule::label);
+    assert_eq!(hint(&["hotfix/12"]).as_deref(), Some("Hotfix/\\d+"));
+    assert_eq!(hint(&["FEATURE/X"]).as_deref(), Some("feature/*"));
+    assert_eq!(hint(&["bugfix/1"]), None);
+    let rule = b.matching_rules("Hotfix/1").next().unwrap();
+    assert!(rule.allows_target("release/2026.1") && rule.allows_target("main"));
+    assert!(!rule.allows_target("release/a/b") && !rule.allows_target("Main"));
 }
 
 #[test]
@@ -163,6 +323,9 @@ agent_state:
     assert!(!p.branches.case_sensitive);
     assert_eq!(p.branches.rules[0].label(), "release (release/*)");
     assert!(p.branches.rules[1].allows_target("release/2026.1"));
+    assert!(p.branches.rules[1].allows_target("MAIN"));
+    assert_eq!(p.branches.matching_rules("HOTFIX/V2").count(), 1);
+    assert!(p.branches.exemption("Dependabot/npm/x").is_some());
     assert_eq!(p.release.merge_method, MergeMethod::Squash);
     assert_eq!(p.release.require_label.as_deref(), Some(""));
     assert_eq!(p.review.docs.as_ref().unwrap().map.len(), 1);

@@ -219,7 +219,10 @@ async fn a_bad_policy_on_the_base_branch_is_exit_2_with_its_location() {
     run.assert_code(2);
     let annotations = run.annotations().join("\n");
     assert!(
-        annotations.contains("policy .github/council.yml@master:4:7: unknown field `targts`"),
+        annotations.contains(
+            "policy .github/council.yml@master:4:7: branches.rules[0].targts: unknown field \
+             `targts`"
+        ),
         "{annotations}"
     );
 }

@@ -152,6 +152,84 @@ async fn hostile_policies_are_exit_2() {
     }
 }
 
+/// The issue's case: 261 KB of YAML whose aliases expand to ~240,000 globs (it took over a
+/// minute and 2.2 GB). Now the expansion stops at the limit on values, in milliseconds.
+fn alias_flood() -> String {
+    let mut text = String::from("branches:\n  rules:\n");
+    for a in 0..25 {
+        let targets: Vec<String> = (0..950).map(|i| format!("\"{a:02}-{i:05}\"")).collect();
+        text.push_str(&format!(
+            "    - &r{a}\n      pattern: \"x{a}/*\"\n      targets: [{}]\n",
+            targets.join(",")
+        ));
+    }
+    for a in 0..25 {
+        text.push_str(&format!("    - *r{a}\n").repeat(9));
+    }
+    text
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn policies_beyond_the_limits_are_exit_2_naming_field_and_limit() {
+    let many =
+        |n: usize, item: &dyn Fn(usize) -> String| (0..n).map(item).collect::<Vec<_>>().join(", ");
+    let cases = [
+        (
+            alias_flood(),
+            "more than 65536 values with aliases expanded",
+        ),
+        (
+            format!(
+                "branches:\n  rules: [{}]\n",
+                many(1001, &|i| format!(
+                    "{{pattern: \"r{i}/*\", targets: [main]}}"
+                ))
+            ),
+            "branches.rules: more than 1000 entries",
+        ),
+        (
+            format!(
+                "branches:\n  exempt: [{}]\n",
+                many(1001, &|i| format!("b{i}/**"))
+            ),
+            "branches.exempt: more than 1000 entries",
+        ),
+        (
+            "branches:\n  rules:\n    - regex: \"\\\\w{1000}\"\n      targets: [main]\n"
+                .to_string(),
+            "branches.rules[0].regex: regex `\\w{1000}` takes the rules' regexes over 2 MiB",
+        ),
+        (
+            "branches:\n  rules:\n    - regex: \"a)|(b\"\n      targets: [main]\n".to_string(),
+            "branches.rules[0].regex: invalid regex `a)|(b`",
+        ),
+        (
+            format!(
+                "branches:\n  exempt: {}{}\n",
+                "[".repeat(10_000),
+                "]".repeat(10_000)
+            ),
+            "branches.exempt: recursion limit exceeded",
+        ),
+    ];
+    assert!(cases[0].0.len() > 250_000);
+    for (policy, said) in cases {
+        let run = Council::cli()
+            .args(&["guard", "--dry-run"])
+            .workspace_file(".github/council.yml", &policy)
+            .event("pull_request", fixture("pull_request.opened"))
+            .run()
+            .await;
+        assert_clean(&run);
+        run.assert_code(2);
+        assert!(
+            run.stderr.contains("policy .github/council.yml:") && run.stderr.contains(said),
+            "{said}: {}",
+            run.stderr
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn bad_inputs_are_exit_2_naming_the_input() {
     let run = Council::action()
