@@ -72,6 +72,7 @@ pub fn evaluate(input: GuardInput) -> Vec<GateOutcome> {
         .iter()
         .filter_map(|gate| match gate.check {
             Check::Guard(check) => check(&facts),
+            _ => None,
         })
         .collect()
 }

@@ -6,6 +6,7 @@
 //! kind; the ledger derives `gates` and stage statuses from the same registry.
 
 pub mod guard;
+pub mod release;
 
 use crate::render::text::Message;
 use crate::stage::Stage;
@@ -23,6 +24,8 @@ macro_rules! register {
 register! {
     branch_name,
     target_branch,
+    pipeline_green,
+    merge_ready,
 }
 
 /// A gate's identity and its check.
@@ -42,12 +45,14 @@ pub struct Gate {
 #[derive(Debug, Clone, Copy)]
 pub enum Check {
     Guard(fn(&guard::GuardFacts) -> Option<GateOutcome>),
+    Release(fn(&release::ReleaseFacts) -> Option<GateOutcome>),
 }
 
 impl Gate {
     pub fn stage(&self) -> Stage {
         match self.check {
             Check::Guard(_) => Stage::Guard,
+            Check::Release(_) => Stage::Release,
         }
     }
 
@@ -91,11 +96,7 @@ pub fn gate_key(action: &str) -> Option<String> {
     let check = action.strip_prefix("check:")?;
     Some(match by_action(action) {
         Some(gate) => gate.name.to_string(),
-        None => match check {
-            // Named by SPEC before the release gate is registered here.
-            "pipeline" => "pipeline_green".to_string(),
-            other => other.replace('-', "_"),
-        },
+        None => check.replace('-', "_"),
     })
 }
 
@@ -103,6 +104,9 @@ pub fn gate_key(action: &str) -> Option<String> {
 pub enum Verdict {
     Pass,
     Fail,
+    /// Not decided yet: the gate waits for something outside (a check still running, a
+    /// label, an approval). Not a failure: the run exits 0 and says what it waits for.
+    Pending,
 }
 
 impl Verdict {
@@ -110,6 +114,7 @@ impl Verdict {
         match self {
             Verdict::Pass => "PASS",
             Verdict::Fail => "FAIL",
+            Verdict::Pending => "PENDING",
         }
     }
 }
@@ -185,14 +190,19 @@ mod tests {
             of_stage(Stage::Guard).map(|g| g.name).collect::<Vec<_>>(),
             ["naming_convention", "target_policy"]
         );
-    }
-
-    #[test]
-    fn unregistered_checks_map_dashes_to_underscores() {
+        assert_eq!(
+            of_stage(Stage::Release).map(|g| g.name).collect::<Vec<_>>(),
+            ["pipeline_green", "merge_ready"]
+        );
+        // SPEC names it: `pipeline_green` ← `check:pipeline`.
         assert_eq!(
             gate_key("check:pipeline").as_deref(),
             Some("pipeline_green")
         );
+    }
+
+    #[test]
+    fn unregistered_checks_map_dashes_to_underscores() {
         assert_eq!(
             gate_key("check:secret-scan").as_deref(),
             Some("secret_scan")

@@ -23,6 +23,7 @@ fn icon(verdict: Verdict) -> &'static str {
     match verdict {
         Verdict::Pass => "✅ PASS",
         Verdict::Fail => "❌ FAIL",
+        Verdict::Pending => "⏳ PENDING",
     }
 }
 
