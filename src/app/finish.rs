@@ -196,24 +196,28 @@ pub async fn finish(
     )
 }
 
-/// One error annotation per failed gate, naming the rule and the fix; a warning for a
-/// refused or failed effect, a notice for a skipped one.
+/// One error annotation per failed gate, naming the rule and the fix, and a notice per
+/// gate that waits (what it waits for); a warning for a refused or failed effect, a
+/// notice for a skipped or waiting one.
 fn announce(settings: &Settings, results: &[StageResult], done: &[Done]) {
     for result in results {
         for gate in &result.gates {
-            if gate.verdict == Verdict::Fail {
-                settings.runner.annotate(
-                    Level::Error,
-                    &format!("council {}: {} ({})", result.stage, gate.gate, gate.action),
-                    &gate.timeline_message(),
-                );
-            }
+            let level = match gate.verdict {
+                Verdict::Pass => continue,
+                Verdict::Fail => Level::Error,
+                Verdict::Pending => Level::Notice,
+            };
+            settings.runner.annotate(
+                level,
+                &format!("council {}: {} ({})", result.stage, gate.gate, gate.action),
+                &gate.timeline_message(),
+            );
         }
     }
     for d in done {
         let level = match d.report.result {
             EffectResult::Done(_) | EffectResult::Unchanged(_) => continue,
-            EffectResult::Skipped(_) => Level::Notice,
+            EffectResult::Skipped(_) | EffectResult::Pending(_) => Level::Notice,
             EffectResult::Refused(_) | EffectResult::Failed(_) => Level::Warning,
         };
         settings.runner.annotate(

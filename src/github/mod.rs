@@ -3,6 +3,7 @@
 pub mod artifact;
 pub mod client;
 pub mod issue_state;
+pub mod pulls;
 pub mod rest;
 pub mod retry;
 

@@ -33,6 +33,7 @@ fn effect_icon(result: &EffectResult) -> &'static str {
         EffectResult::Unchanged(_) => "✅ unchanged",
         EffectResult::Skipped(_) => "⏭️ skipped",
         EffectResult::Refused(_) => "⛔ not allowed",
+        EffectResult::Pending(_) => "⏳ waiting",
         EffectResult::Failed(_) => "⚠️ failed",
     }
 }
