@@ -187,24 +187,25 @@ fn merge_refused(
             message,
             ..
         } => EffectResult::Pending(Message::new().text(format!(
-            "not merged: the head of #{number} is no longer {short} (GitHub: {message}); the              new head's checks decide next"
+            "not merged: the head of #{number} is no longer {short} (GitHub: {message}); the \
+             new head's checks decide next"
         ))),
         ApiError::Rejected {
             status: 405,
             message,
             ..
-        } if message.contains("not allowed") => EffectResult::Failed(Message::new().text(
-            format!(
-                "GitHub refused to merge #{number}: {message} Set `release.merge_method`                  (now `{}`) to a method the repository allows.",
-                method.as_str()
-            ),
-        )),
+        } if message.contains("not allowed") => EffectResult::Failed(Message::new().text(format!(
+            "GitHub refused to merge #{number}: {message} Set `release.merge_method` \
+                 (now `{}`) to a method the repository allows.",
+            method.as_str()
+        ))),
         ApiError::Rejected {
             status: 405,
             message,
             ..
         } => EffectResult::Pending(Message::new().text(format!(
-            "not merged: GitHub will not merge #{number} now ({message}); its state changed              since it was read, and the next event decides again"
+            "not merged: GitHub will not merge #{number} now ({message}); its state changed \
+             since it was read, and the next event decides again"
         ))),
         e => return Err(e.into()),
     })

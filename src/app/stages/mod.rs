@@ -2,6 +2,7 @@
 //! facts to the stage's pure evaluation in `crate::stage`.
 
 mod guard;
+mod release;
 
 use super::pipeline::Clients;
 use crate::error::Result;
@@ -34,6 +35,7 @@ pub enum Evaluated {
 pub async fn evaluate(stage: Stage, input: &StageInput<'_>) -> Result<Evaluated> {
     Ok(match stage {
         Stage::Guard => Evaluated::Decided(guard::evaluate(input)),
+        Stage::Release => release::evaluate(input).await?,
         other => Evaluated::Skipped(skipped_note(
             other,
             "not available in this version of council",

@@ -1,0 +1,109 @@
+//! Which pull requests a release event is about. A review or a label names its pull
+//! request; a check suite, a workflow run, a status or a push names a commit, and one
+//! request (`GET /commits/{sha}/pulls`) finds the open pull requests whose head it is
+//! and, after a merge, the pull request whose merge commit it is.
+
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::event::{Event, PullRequest};
+use crate::github::GitHub;
+
+/// The pull requests to evaluate, or why there are none.
+#[derive(Debug)]
+pub enum Targets {
+    Pulls(Vec<PullRequest>),
+    Nothing(String),
+}
+
+/// What a commit-named event may find: open pull requests at that head, and (push and
+/// workflow_run only, SPEC's rollback triggers) the merged one whose merge commit it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Wanted {
+    Open,
+    OpenOrMerged,
+    /// A push to `branch`: the pull request merged into it.
+    MergedInto,
+}
+
+pub async fn of_event(event: &Event, gh: Option<&GitHub>) -> Result<Targets> {
+    let (sha, wanted, branch) = match event.name.as_str() {
+        "pull_request" | "pull_request_target" | "pull_request_review" => {
+            return Ok(Targets::Pulls(vec![event.pull_request()?]));
+        }
+        "check_suite" => (event.str_field("check_suite.head_sha")?, Wanted::Open, None),
+        "status" => (event.str_field("sha")?, Wanted::Open, None),
+        "workflow_run" => (
+            event.str_field("workflow_run.head_sha")?,
+            Wanted::OpenOrMerged,
+            None,
+        ),
+        "push" => {
+            let git_ref = event.str_field("ref")?;
+            let after = event.str_field("after")?;
+            let Some(branch) = git_ref.strip_prefix("refs/heads/") else {
+                return Ok(Targets::Nothing(format!(
+                    "push of `{git_ref}`: not a branch, so not a merge to check"
+                )));
+            };
+            if after.bytes().all(|b| b == b'0') {
+                return Ok(Targets::Nothing(format!(
+                    "push deleted branch `{branch}`: nothing to check"
+                )));
+            }
+            (after, Wanted::MergedInto, Some(branch.to_string()))
+        }
+        other => {
+            return Ok(Targets::Nothing(format!(
+                "the release stage acts on reviews, labels, checks, statuses and pushes, not \
+                 on `{other}`"
+            )));
+        }
+    };
+    let gh = gh.ok_or_else(|| {
+        Error::Usage(format!(
+            "input `github-token` is empty: the pull requests of commit {sha} are found \
+             through the API"
+        ))
+    })?;
+    let what = format!("GET /commits/{sha}/pulls");
+    let mut pulls = Vec::new();
+    for value in gh.pulls_of_commit(&sha).await? {
+        let pr = PullRequest::from_api(&value, &what)?;
+        if pulls.iter().any(|p: &PullRequest| p.number == pr.number) {
+            continue;
+        }
+        let at_head = pr.state == "open" && pr.head_sha == sha;
+        let merged_here = merge_commit(&value) == Some(sha.as_str())
+            && branch.as_ref().is_none_or(|b| *b == pr.base_ref);
+        let keep = match wanted {
+            Wanted::Open => at_head,
+            Wanted::OpenOrMerged => at_head || merged_here,
+            Wanted::MergedInto => merged_here,
+        };
+        if keep {
+            pulls.push(pr);
+        }
+    }
+    if pulls.is_empty() {
+        let short = sha.get(..7).unwrap_or(&sha);
+        return Ok(Targets::Nothing(match wanted {
+            Wanted::Open => format!("no open pull request has head {short}; nothing to release"),
+            Wanted::OpenOrMerged => format!(
+                "{short} is neither the head of an open pull request nor the merge commit of \
+                 one; nothing to release or check"
+            ),
+            Wanted::MergedInto => format!(
+                "{short} on `{}` is not the merge commit of a pull request; nothing to check",
+                branch.unwrap_or_default()
+            ),
+        }));
+    }
+    Ok(Targets::Pulls(pulls))
+}
+
+/// The merge commit of a merged pull request (`merged_at` set), from the API's answer.
+fn merge_commit(value: &Value) -> Option<&str> {
+    value.get("merged_at").filter(|v| !v.is_null())?;
+    value.get("merge_commit_sha")?.as_str()
+}
