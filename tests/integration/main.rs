@@ -10,6 +10,7 @@ mod guard;
 mod hardening;
 mod hostile;
 mod ledger;
+mod release;
 mod state;
 mod verify;
 mod world;
