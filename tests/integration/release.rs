@@ -988,3 +988,85 @@ async fn a_failing_rollup_read_is_exit_3_after_bounded_retries() {
     assert_eq!(run.output("release-status"), "PENDING");
     assert!(gh.take_writes().is_empty());
 }
+
+/// The request budget (SPEC: ≤ 5 for ≤ 100 checks) measured for 10, 100 and 1,000
+/// checks, and the time from the event to the merge call: from the process's start, and
+/// from its first request (the event read, the process up). Prints its figures
+/// (`bench/release.sh` runs it against the release build); asserts only the budget.
+#[tokio::test(flavor = "multi_thread")]
+async fn release_request_budget_figures() {
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    type Mark = Arc<Mutex<Option<Instant>>>;
+    fn mark(gh: &FakeGitHub, method: &str, fragment: &str) -> Mark {
+        let at: Mark = Arc::default();
+        let set = at.clone();
+        gh.before(method, fragment, move |_| {
+            *set.lock().unwrap() = Some(Instant::now());
+        });
+        at
+    }
+    fn median(mut spans: Vec<Duration>) -> Duration {
+        spans.sort();
+        spans[spans.len() / 2]
+    }
+
+    let mut lines = Vec::new();
+    for checks in [10usize, 100, 1_000] {
+        let (mut from_start, mut from_event) = (Vec::new(), Vec::new());
+        let mut counts = (0, 0, 0);
+        for _ in 0..5 {
+            let gh = FakeGitHub::start().await;
+            ready(&gh).await;
+            let mut commit = gh.commit(SHA);
+            // `ready` reported two; make it `checks` in all.
+            for i in 2..checks {
+                commit = commit.check_run(&format!("job {i:04}"), "completed", Some("success"));
+            }
+            let first = mark(&gh, "GET", "/pulls?per_page=100");
+            let merged = mark(&gh, "PUT", "/pulls/7/merge");
+            let started = Instant::now();
+            let run = council(&gh)
+                .release_token()
+                .event("check_suite", gh.check_suite_event(SHA))
+                .run()
+                .await;
+            run.assert_code(0);
+            assert_eq!(run.output("release-status"), "MERGED", "{checks} checks");
+            let merged = merged.lock().unwrap().expect("a merge call");
+            let first = first.lock().unwrap().expect("a first request");
+            from_start.push(merged.duration_since(started));
+            from_event.push(merged.duration_since(first));
+            let all = calls(&gh);
+            let merge = all
+                .iter()
+                .position(|c| c.contains("PUT /pulls/7/merge"))
+                .unwrap();
+            // The first call finds the commit's pull requests (the event's, once per event);
+            // from the policy read up to and including the merge is the evaluation; then
+            // the ledger write.
+            counts = (1, merge, all.len() - merge - 1);
+        }
+        let (lookup, evaluation, ledger) = counts;
+        if checks <= 100 {
+            assert!(
+                evaluation <= 5,
+                "{checks} checks: {evaluation} requests to decide and merge"
+            );
+        }
+        lines.push(format!(
+            "{checks:>5} checks: {lookup} lookup + {evaluation} evaluation (policy … merge) + \
+             {ledger} ledger write = {} requests; to the merge call (median of 5): {:?} from \
+             the process start, {:?} from its first request",
+            lookup + evaluation + ledger,
+            median(from_start),
+            median(from_event),
+        ));
+    }
+    println!(
+        "release budget ({}):\n{}",
+        crate::support::binary().display(),
+        lines.join("\n")
+    );
+}
