@@ -85,12 +85,11 @@ fn post_merge_allowed(input: &StageInput) -> bool {
 async fn open(input: &StageInput<'_>, gh: &GitHub, mut rollup: RollupPr) -> Result<Evaluated> {
     let pr = input.pr;
     let timeline = stored_timeline(input, gh).await?;
-    let approval = approval(&timeline, &rollup.head_ref_oid);
     let require_label = require_label(input);
     let mut reads = 1;
     // Only worth a pause when the answer could lead to a merge at all.
     let worth_asking = |r: &RollupPr| {
-        approval == AgentApproval::Head
+        approval(&timeline, &r.head_ref_oid) == AgentApproval::Head
             && !r.is_draft
             && r.auto_merge_request.is_none()
             && !r.is_in_merge_queue
@@ -110,7 +109,8 @@ async fn open(input: &StageInput<'_>, gh: &GitHub, mut rollup: RollupPr) -> Resu
     let head = rollup.head_ref_oid.clone();
     let pipeline = pipeline(input.settings, gh, pr.number, &rollup, false).await?;
     let open = OpenFacts {
-        head_sha: head.clone(),
+        approval: approval(&timeline, &head),
+        head_sha: head,
         event_head: pr.head_sha.clone(),
         draft: rollup.is_draft,
         mergeable: mergeable(&rollup),
@@ -137,7 +137,6 @@ async fn open(input: &StageInput<'_>, gh: &GitHub, mut rollup: RollupPr) -> Resu
             method: a.merge_method.clone(),
         }),
         in_merge_queue: rollup.is_in_merge_queue,
-        approval,
     };
     Ok(decided(input, &rollup, pipeline, Some(open), require_label))
 }
