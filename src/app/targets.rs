@@ -1,7 +1,10 @@
 //! Which pull requests a release event is about. A review or a label names its pull
 //! request; a check suite, a workflow run, a status or a push names a commit, and one
 //! request (`GET /commits/{sha}/pulls`) finds the open pull requests whose head it is
-//! and, after a merge, the pull request whose merge commit it is.
+//! and, after a merge into the default branch, the pull request whose merge commit it
+//! is. GitHub lists that one only for the default branch: a merge commit pushed to
+//! another base (`develop`) is found among the pull requests closed into it last (one
+//! more request, only then).
 
 use serde_json::Value;
 
@@ -27,6 +30,8 @@ enum Wanted {
 }
 
 pub async fn of_event(event: &Event, gh: Option<&GitHub>) -> Result<Targets> {
+    // `branch`: where a merge commit would have landed (the pushed branch, the branch
+    // the workflow ran on).
     let (sha, wanted, branch) = match event.name.as_str() {
         "pull_request" | "pull_request_target" | "pull_request_review" => {
             return Ok(Targets::Pulls(vec![event.pull_request()?]));
@@ -36,7 +41,7 @@ pub async fn of_event(event: &Event, gh: Option<&GitHub>) -> Result<Targets> {
         "workflow_run" => (
             event.str_field("workflow_run.head_sha")?,
             Wanted::OpenOrMerged,
-            None,
+            event.str_field("workflow_run.head_branch").ok(),
         ),
         "push" => {
             let git_ref = event.str_field("ref")?;
@@ -68,22 +73,22 @@ pub async fn of_event(event: &Event, gh: Option<&GitHub>) -> Result<Targets> {
     })?;
     let what = format!("GET /commits/{sha}/pulls");
     let mut pulls = Vec::new();
-    for value in gh.pulls_of_commit(&sha).await? {
-        let pr = PullRequest::from_api(&value, &what)?;
-        if pulls.iter().any(|p: &PullRequest| p.number == pr.number) {
-            continue;
-        }
-        let at_head = pr.state == "open" && pr.head_sha == sha;
-        let merged_here = merge_commit(&value) == Some(sha.as_str())
-            && branch.as_ref().is_none_or(|b| *b == pr.base_ref);
-        let keep = match wanted {
-            Wanted::Open => at_head,
-            Wanted::OpenOrMerged => at_head || merged_here,
-            Wanted::MergedInto => merged_here,
-        };
-        if keep {
-            pulls.push(pr);
-        }
+    let found = gh.pulls_of_commit(&sha).await?;
+    keep(&mut pulls, &found, &what, &sha, wanted, branch.as_deref())?;
+    if pulls.is_empty()
+        && wanted != Wanted::Open
+        && let Some(base) = &branch
+    {
+        let what = format!("GET /pulls?state=closed&base={base}");
+        let closed = gh.recently_closed_into(base).await?;
+        keep(
+            &mut pulls,
+            &closed,
+            &what,
+            &sha,
+            Wanted::MergedInto,
+            Some(base),
+        )?;
     }
     if pulls.is_empty() {
         let short = sha.get(..7).unwrap_or(&sha);
@@ -100,6 +105,36 @@ pub async fn of_event(event: &Event, gh: Option<&GitHub>) -> Result<Targets> {
         }));
     }
     Ok(Targets::Pulls(pulls))
+}
+
+/// Adds the pull requests of `found` that the event is about: open at head `sha`, or
+/// merged with `sha` as merge commit (into `branch`, when known).
+fn keep(
+    pulls: &mut Vec<PullRequest>,
+    found: &[Value],
+    what: &str,
+    sha: &str,
+    wanted: Wanted,
+    branch: Option<&str>,
+) -> Result<()> {
+    for value in found {
+        let pr = PullRequest::from_api(value, what)?;
+        if pulls.iter().any(|p| p.number == pr.number) {
+            continue;
+        }
+        let at_head = pr.state == "open" && pr.head_sha == sha;
+        let merged_here =
+            merge_commit(value) == Some(sha) && branch.is_none_or(|b| b == pr.base_ref);
+        let wanted = match wanted {
+            Wanted::Open => at_head,
+            Wanted::OpenOrMerged => at_head || merged_here,
+            Wanted::MergedInto => merged_here,
+        };
+        if wanted {
+            pulls.push(pr);
+        }
+    }
+    Ok(())
 }
 
 /// The merge commit of a merged pull request (`merged_at` set), from the API's answer.

@@ -281,14 +281,26 @@ impl GitHub {
             .json(&what)
     }
 
-    /// `GET /commits/{sha}/pulls`: the open pull requests whose commits include `sha`
-    /// and the merged one whose merge commit it is, in one request (100 are plenty for
-    /// one commit).
+    /// `GET /commits/{sha}/pulls`: the open pull requests whose commits include `sha`,
+    /// and, when `sha` is on the default branch, the merged one that brought it; one
+    /// request (100 are plenty for one commit).
     pub async fn pulls_of_commit(&self, sha: &str) -> Result<Vec<Value>, ApiError> {
         let what = format!("finding the pull requests of commit {sha}");
         let url = self.repo_path(&format!(
             "/commits/{}/pulls?per_page=100",
             super::rest::encode(sha)
+        ));
+        self.get(&what, &url, None).await?.json(&what)
+    }
+
+    /// The pull requests closed most recently into `base`, newest first (one page): how a
+    /// push to a base that is not the default branch finds the pull request it merged,
+    /// which `GET /commits/{sha}/pulls` lists only for the default branch.
+    pub async fn recently_closed_into(&self, base: &str) -> Result<Vec<Value>, ApiError> {
+        let what = format!("listing the pull requests closed into {base}");
+        let url = self.repo_path(&format!(
+            "/pulls?state=closed&base={}&sort=updated&direction=desc&per_page=30",
+            super::rest::encode(base)
         ));
         self.get(&what, &url, None).await?.json(&what)
     }

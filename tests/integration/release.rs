@@ -812,6 +812,9 @@ async fn a_red_merge_commit_is_reverted_with_the_release_token_and_recorded() {
         expected(
             &[
                 &format!("workflow GET /commits/{merge_sha}/pulls?per_page=100"),
+                // `develop` is not the default branch: GitHub lists no merged pull request
+                // for the commit, so the ones closed into `develop` last are asked.
+                "workflow GET /pulls?state=closed&base=develop&sort=updated&direction=desc&per_page=30",
                 "workflow GET /contents/.github/council.yml?ref=develop",
                 &format!("workflow {ROLLUP}"),
                 "workflow GET /issues/7/comments?per_page=100",
@@ -1069,4 +1072,66 @@ async fn release_request_budget_figures() {
         crate::support::binary().display(),
         lines.join("\n")
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_red_merge_into_the_default_branch_is_found_by_its_commit_on_workflow_run() {
+    let gh = FakeGitHub::start().await;
+    gh.policy("master", Some("release:\n  rollback: true\n"))
+        .await;
+    gh.pr(7)
+        .head("feature/x", SHA)
+        .label("bot-approved")
+        .check_run("ci", "completed", Some("success"));
+    gh.seed(7, "github-actions[bot]", &review_ledger(SHA, "PASS"));
+    council(&gh)
+        .release_token()
+        .env("GITHUB_RUN_ID", "1000")
+        .event("check_suite", gh.check_suite_event(SHA))
+        .run()
+        .await
+        .assert_code(0);
+    let merge_sha = gh.pr_state(7).merge_commit_sha.unwrap();
+    gh.take_writes();
+    // CI on the merge commit went red; this workflow_run's own job runs on it too (the
+    // default branch's head), and is left out.
+    gh.commit(&merge_sha)
+        .check_run("ci", "completed", Some("failure"));
+    gh.job(1001, "council", &merge_sha);
+    let start = gh.calls().len();
+    let run = council(&gh)
+        .release_token()
+        .event(
+            "workflow_run",
+            gh.workflow_run_event(&merge_sha, "master", "failure"),
+        )
+        .run()
+        .await;
+    run.assert_code(1);
+    assert_eq!(run.output("release-status"), "ROLLED_BACK");
+    let decision: Vec<String> = calls_from(&gh, start).into_iter().take(6).collect();
+    assert_eq!(
+        decision,
+        [
+            format!("workflow GET /commits/{merge_sha}/pulls?per_page=100"),
+            "workflow GET /contents/.github/council.yml?ref=master".to_string(),
+            format!("workflow {ROLLUP}"),
+            "workflow GET /issues/7/comments?per_page=100".to_string(),
+            "workflow GET /actions/runs/1001/jobs?per_page=100".to_string(),
+            "release POST /graphql (RevertPullRequest)".to_string(),
+        ]
+    );
+    assert!(
+        release_entries(&run)[0].contains("Left out: this job's own check \"council\"."),
+        "{:?}",
+        release_entries(&run)
+    );
+    assert_eq!(
+        writes(&gh),
+        [
+            pair("release", "RevertPullRequest"),
+            pair("workflow", "PATCH /issues/comments/5001"),
+        ]
+    );
+    gh.assert_all_writes_seen();
 }
