@@ -4,7 +4,9 @@
 //! and, after a merge into the default branch, the pull request whose merge commit it
 //! is. GitHub lists that one only for the default branch: a merge commit pushed to
 //! another base (`develop`) is found among the pull requests closed into it last (one
-//! more request, only then).
+//! more request, only then). And it lists an open pull request whose head is already on
+//! the default branch not at all: the check suite's or workflow run's own list of pull
+//! requests names those (one request each, only then).
 
 use serde_json::Value;
 
@@ -75,6 +77,18 @@ pub async fn of_event(event: &Event, gh: Option<&GitHub>) -> Result<Targets> {
     let mut pulls = Vec::new();
     let found = gh.pulls_of_commit(&sha).await?;
     keep(&mut pulls, &found, &what, &sha, wanted, branch.as_deref())?;
+    // A head commit that is also on the default branch (a `develop` → `main` pull
+    // request where `develop` is the default) is listed by GitHub with the merged pull
+    // request that brought it, not the open one. The payloads of check suites and
+    // workflow runs name their same-repository pull requests: ask for any of those the
+    // lookup missed (no request when it missed none).
+    for number in payload_pulls(event, &sha) {
+        if !pulls.iter().any(|p| p.number == number) {
+            let value = gh.get_pull(number).await?;
+            let what = format!("GET /pulls/{number}");
+            keep(&mut pulls, &[value], &what, &sha, Wanted::Open, None)?;
+        }
+    }
     if pulls.is_empty()
         && wanted != Wanted::Open
         && let Some(base) = &branch
@@ -135,6 +149,25 @@ fn keep(
         }
     }
     Ok(())
+}
+
+/// The numbers of the pull requests a check suite or workflow run payload names with
+/// head `sha` (GitHub fills them for same-repository pull requests only).
+fn payload_pulls(event: &Event, sha: &str) -> Vec<u64> {
+    let root = match event.name.as_str() {
+        "check_suite" => "/check_suite/pull_requests",
+        "workflow_run" => "/workflow_run/pull_requests",
+        _ => return Vec::new(),
+    };
+    event
+        .payload
+        .pointer(root)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|p| p.pointer("/head/sha").and_then(Value::as_str) == Some(sha))
+        .filter_map(|p| p.get("number").and_then(Value::as_u64))
+        .collect()
 }
 
 /// The merge commit of a merged pull request (`merged_at` set), from the API's answer.

@@ -1135,3 +1135,47 @@ async fn a_red_merge_into_the_default_branch_is_found_by_its_commit_on_workflow_
     );
     gh.assert_all_writes_seen();
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pull_request_the_commit_lookup_misses_is_taken_from_the_check_suite() {
+    let gh = FakeGitHub::start().await;
+    ready(&gh).await;
+    // `develop` → `main` with `develop` the default branch: GitHub lists, for the head
+    // commit, the merged pull request that brought it, not this open one.
+    gh.fail_next(
+        "GET",
+        &format!("/commits/{SHA}/pulls"),
+        1,
+        Fault::json(200, serde_json::json!([])),
+    );
+    let mut event = gh.check_suite_event(SHA);
+    event["check_suite"]["pull_requests"] = serde_json::json!([
+        {"number": 7, "head": {"ref": "feature/x", "sha": SHA}, "base": {"ref": "develop", "sha": "b"}},
+        {"number": 99, "head": {"ref": "other", "sha": NEXT}, "base": {"ref": "develop", "sha": "b"}},
+    ]);
+    let run = council(&gh)
+        .release_token()
+        .event("check_suite", event)
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.output("release-status"), "MERGED");
+    let first: Vec<String> = calls(&gh).into_iter().take(3).collect();
+    assert_eq!(
+        first,
+        [
+            format!("workflow GET /commits/{SHA}/pulls?per_page=100"),
+            "workflow GET /pulls/7".to_string(),
+            "workflow GET /contents/.github/council.yml?ref=develop".to_string(),
+        ],
+        "only the listed pull request at this head is asked for"
+    );
+    assert_eq!(
+        writes(&gh),
+        [
+            pair("release", "PUT /pulls/7/merge"),
+            pair("workflow", "PATCH /issues/comments/5001"),
+        ]
+    );
+    gh.assert_all_writes_seen();
+}
