@@ -556,6 +556,22 @@ async fn an_approval_of_an_older_head_does_not_merge_a_new_push() {
     check:pipeline PASS: 1 check is green on the head "2222222".
     check:merge-ready PENDING: Waiting: an `agent_review` approval of head "2222222" (the newest review approved "1111111").
     "#);
+    insta::assert_snapshot!(run.summary, @r#"
+    ### agent-council · release · PENDING
+
+    Pull request #7: <code>feature/x</code> → <code>develop</code> (head <code>2222222</code>)
+
+    | Gate | Result | Why |
+    | --- | --- | --- |
+    | `pipeline_green` | ✅ PASS | 1 check is green on the head <code>2222222</code>. |
+    | `merge_ready` | ⏳ PENDING | Waiting: an &#96;agent&#95;review&#96; approval of head <code>2222222</code> (the newest review approved <code>1111111</code>). |
+
+    | Effect | Result |
+    | --- | --- |
+    | `action:comment` | ✅ done: Context Object comment: <https://github.com/Codertocat/Hello-World/pull/7#issuecomment-5001> |
+
+    <sub>policy: default policy (no .github/council.yml on develop) · GitHub API requests: 7 · audit file: <code>out/audit/PR-7.json</code> · artifact not uploaded: artifact upload skipped: ACTIONS&#95;RUNTIME&#95;TOKEN and ACTIONS&#95;RESULTS&#95;URL not set (not running as a GitHub Actions container action; &#96;run:&#96; steps do not receive these variables); the audit file stays on disk</sub>
+    "#);
     assert_eq!(
         writes(&gh),
         [pair("workflow", "PATCH /issues/comments/5001")]
