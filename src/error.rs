@@ -98,16 +98,22 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// The outcome of a run over several pull requests: a failed gate anywhere decides;
-    /// then the worst error; then a failed effect.
-    pub fn combine(self, other: Outcome) -> Outcome {
-        use Outcome::*;
-        match (self, other) {
-            (GateFailed, _) | (_, GateFailed) => GateFailed,
-            (Unfinished(a), Unfinished(b)) => Unfinished(a.max(b)),
-            (Unfinished(c), _) | (_, Unfinished(c)) => Unfinished(c),
-            (EffectFailed, _) | (_, EffectFailed) => EffectFailed,
-            (Passed, Passed) => Passed,
+    /// The worse of two runs' endings, for a run over several pull requests: the same
+    /// order as a single run's (a failed gate, then an undecided stage, then a failed
+    /// effect).
+    pub fn worst(self, other: Outcome) -> Outcome {
+        fn rank(o: Outcome) -> u8 {
+            match o {
+                Outcome::Passed => 0,
+                Outcome::EffectFailed => 1,
+                Outcome::Unfinished(_) => 2,
+                Outcome::GateFailed => 3,
+            }
+        }
+        if rank(other) > rank(self) {
+            other
+        } else {
+            self
         }
     }
 
@@ -142,5 +148,21 @@ mod tests {
         assert_eq!(Outcome::Passed.exit_code(), 0);
         assert_eq!(Outcome::GateFailed.exit_code(), 1);
         assert_eq!(Outcome::EffectFailed.exit_code(), 3);
+    }
+
+    #[test]
+    fn the_worst_of_several_runs_follows_a_single_runs_order() {
+        let all = [
+            Outcome::Passed,
+            Outcome::EffectFailed,
+            Outcome::Unfinished(2),
+            Outcome::GateFailed,
+        ];
+        for (i, a) in all.iter().enumerate() {
+            for b in &all[i..] {
+                assert_eq!(a.worst(*b), *b, "{a:?} vs {b:?}");
+                assert_eq!(b.worst(*a), *b, "{b:?} vs {a:?}");
+            }
+        }
     }
 }

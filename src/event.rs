@@ -8,9 +8,6 @@ use serde_json::Value;
 
 use crate::error::Error;
 
-/// The name of the event a local run without an event file has.
-const LOCAL: &str = "cli";
-
 /// The pull request facts every PR stage needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PullRequest {
@@ -36,6 +33,29 @@ pub struct PullRequest {
 }
 
 impl PullRequest {
+    /// A pull request as the REST API returns it (`GET /pulls/{n}`, `GET
+    /// /commits/{sha}/pulls`): the same fields as an event's `pull_request`. A field
+    /// missing from GitHub's answer is reported naming `what` was read.
+    pub fn from_api(value: &Value, what: &str) -> Result<PullRequest, Error> {
+        let f = Fields {
+            source: what,
+            name: what,
+            root: "pull_request",
+        };
+        let parsed = match value.is_object() {
+            true => f.pull_request(value),
+            false => Err(f.missing("pull_request", "an object")),
+        };
+        // GitHub's answer, not the user's input: an API failure (exit 3), not bad input.
+        parsed.map_err(|e| match e {
+            Error::Event { message, .. } => {
+                let field = message.split(" (event").next().unwrap_or(&message);
+                Error::Api(format!("{what}: unexpected answer: {field}"))
+            }
+            other => other,
+        })
+    }
+
     /// A PR from another repository: on `pull_request` its token is read-only.
     pub fn is_from_fork(&self) -> bool {
         self.head_repo.as_deref() != Some(self.base_repo.as_str())
@@ -107,22 +127,11 @@ impl Event {
         })
     }
 
-    /// A run on the command line without an event file (`council review --pr 7`).
-    pub fn local() -> Event {
-        Event {
-            name: LOCAL.to_string(),
-            action: None,
-            repository: None,
-            payload: Value::Object(serde_json::Map::new()),
-            source: "the command line".to_string(),
-        }
-    }
-
     /// `webhook:<name>.<action>` or `webhook:<name>` (the Context Object's `trigger`);
-    /// `cli` for a local run without an event.
+    /// `cli:<command>` for a run started by hand without an event.
     pub fn trigger(&self) -> String {
-        if self.name == LOCAL {
-            return LOCAL.to_string();
+        if self.is_cli() {
+            return format!("cli:{}", self.action.as_deref().unwrap_or(""));
         }
         match &self.action {
             Some(action) => format!("webhook:{}.{action}", self.name),
@@ -137,7 +146,8 @@ impl Event {
     /// The `pull_request` object of the payload, with every field a stage relies on.
     pub fn pull_request(&self) -> Result<PullRequest, Error> {
         let f = Fields {
-            event: self,
+            source: &self.source,
+            name: &self.name,
             root: "pull_request",
         };
         let pr = self
@@ -145,53 +155,42 @@ impl Event {
             .get("pull_request")
             .filter(|v| v.is_object())
             .ok_or_else(|| f.missing("pull_request", "an object"))?;
-        let f = Fields {
-            event: self,
-            root: "pull_request",
-        };
-        Ok(PullRequest {
-            number: f.u64(pr, "number")?,
-            title: f.opt_str(pr, "title")?.unwrap_or_default(),
-            body: f.opt_str(pr, "body")?.unwrap_or_default(),
-            author: f.str(pr, "user.login")?,
-            head_ref: f.str(pr, "head.ref")?,
-            head_sha: f.str(pr, "head.sha")?,
-            head_repo: f.opt_str(pr, "head.repo.full_name")?,
-            base_ref: f.str(pr, "base.ref")?,
-            base_sha: f.str(pr, "base.sha")?,
-            base_repo: f.str(pr, "base.repo.full_name")?,
-            state: f.opt_str(pr, "state")?.unwrap_or_else(|| "open".into()),
-            draft: pr
-                .pointer("/draft")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            labels: f.labels(pr)?,
-            html_url: f.opt_str(pr, "html_url")?.unwrap_or_default(),
-            changed_files: pr.get("changed_files").and_then(Value::as_u64),
-            additions: pr.get("additions").and_then(Value::as_u64),
-            deletions: pr.get("deletions").and_then(Value::as_u64),
-        })
+        f.pull_request(pr)
     }
 
-    /// The `pull_request` of a REST reply (`GET /pulls/{n}`): the same object a webhook
-    /// carries, checked field by field the same way.
-    pub fn pull_request_from_api(value: Value, source: &str) -> Result<PullRequest, Error> {
-        let event = Event {
-            name: "pull_request".to_string(),
-            action: None,
+    /// A string field of the payload by dotted path (`check_suite.head_sha`); a missing
+    /// one is bad input naming the field.
+    pub fn str_field(&self, path: &str) -> Result<String, Error> {
+        self.fields().str(&self.payload, path)
+    }
+
+    /// `council release --pr N` without an event file: a run started by hand, whose
+    /// Context Object records `trigger: "cli:<command>"`.
+    pub fn cli(command: &str) -> Event {
+        Event {
+            name: CLI_EVENT.to_string(),
+            action: Some(command.to_string()),
             repository: None,
-            payload: serde_json::json!({ "pull_request": value }),
-            source: source.to_string(),
-        };
-        event.pull_request()
+            payload: Value::Object(serde_json::Map::new()),
+            source: "the command line".to_string(),
+        }
+    }
+
+    pub fn is_cli(&self) -> bool {
+        self.name == CLI_EVENT
+    }
+
+    fn fields(&self) -> Fields<'_> {
+        Fields {
+            source: &self.source,
+            name: &self.name,
+            root: "",
+        }
     }
 
     /// The issue and comment of an `issue_comment` event.
     pub fn issue_comment(&self) -> Result<IssueComment, Error> {
-        let f = Fields {
-            event: self,
-            root: "",
-        };
+        let f = self.fields();
         let p = &self.payload;
         Ok(IssueComment {
             issue_number: f.u64(p, "issue.number")?,
@@ -205,11 +204,7 @@ impl Event {
         if self.payload.get("issue").is_none_or(Value::is_null) {
             return Ok(None);
         }
-        let f = Fields {
-            event: self,
-            root: "",
-        };
-        f.u64(&self.payload, "issue.number").map(Some)
+        self.fields().u64(&self.payload, "issue.number").map(Some)
     }
 
     /// `changes.base.ref.from` of an `edited` event: the PR was retargeted.
@@ -220,6 +215,9 @@ impl Event {
             .map(str::to_string)
     }
 }
+
+/// The name of the event a CLI run without an event file makes up (never a webhook's).
+const CLI_EVENT: &str = "cli";
 
 /// The object every payload of a known event carries: a missing one means the event name
 /// and the file disagree.
@@ -246,7 +244,10 @@ pub(crate) fn sample_pull_request() -> PullRequest {
 
 /// Field access by dotted path, with errors that name the full path.
 struct Fields<'a> {
-    event: &'a Event,
+    /// Where the JSON came from (the event file, or the API call), for messages.
+    source: &'a str,
+    /// The event name, or what was read (`GET /pulls/7`).
+    name: &'a str,
     root: &'a str,
 }
 
@@ -261,13 +262,40 @@ impl Fields<'_> {
 
     fn missing(&self, path: &str, expected: &str) -> Error {
         Error::Event {
-            path: self.event.source.clone(),
+            path: self.source.to_string(),
             message: format!(
                 "field `{}` is missing or not {expected} (event `{}`); is this the event the step was written for?",
                 self.name(path),
-                self.event.name
+                self.name
             ),
         }
+    }
+
+    /// A pull request object: an event's `pull_request`, or the API's answer.
+    fn pull_request(&self, pr: &Value) -> Result<PullRequest, Error> {
+        let f = self;
+        Ok(PullRequest {
+            number: f.u64(pr, "number")?,
+            title: f.opt_str(pr, "title")?.unwrap_or_default(),
+            body: f.opt_str(pr, "body")?.unwrap_or_default(),
+            author: f.str(pr, "user.login")?,
+            head_ref: f.str(pr, "head.ref")?,
+            head_sha: f.str(pr, "head.sha")?,
+            head_repo: f.opt_str(pr, "head.repo.full_name")?,
+            base_ref: f.str(pr, "base.ref")?,
+            base_sha: f.str(pr, "base.sha")?,
+            base_repo: f.str(pr, "base.repo.full_name")?,
+            state: f.opt_str(pr, "state")?.unwrap_or_else(|| "open".into()),
+            draft: pr
+                .pointer("/draft")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            labels: f.labels(pr)?,
+            html_url: f.opt_str(pr, "html_url")?.unwrap_or_default(),
+            changed_files: pr.get("changed_files").and_then(Value::as_u64),
+            additions: pr.get("additions").and_then(Value::as_u64),
+            deletions: pr.get("deletions").and_then(Value::as_u64),
+        })
     }
 
     fn get<'v>(&self, v: &'v Value, path: &str) -> Option<&'v Value> {

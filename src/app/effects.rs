@@ -73,6 +73,15 @@ impl Executor<'_> {
             Failure::Api(ApiError::ReadOnly { .. }) => {
                 skipped(format!("dry run: would {}", effect.describe()))
             }
+            // A release token that may not merge is a setup error, not a fork's
+            // read-only token: it fails the run (exit 3) with what to grant.
+            Failure::Api(e) if effect.needs_release_token() && is_refusal(&e) => {
+                EffectResult::Failed(
+                    Message::new()
+                        .text(format!("could not {}: {e}. ", effect.describe()))
+                        .append(read_only(self.pr, true)),
+                )
+            }
             Failure::Api(e) if e.is_forbidden() => EffectResult::Refused(
                 Message::new()
                     .text(format!("would {}: ", effect.describe()))
@@ -137,13 +146,68 @@ async fn apply(gh: &GitHub, effect: &Effect) -> Result<EffectResult, Failure> {
             number,
             sha,
             method,
-        } => {
-            let merged = gh.merge_pull(*number, sha, *method).await?;
-            done(Message::new().text(format!(
+        } => match gh.merge_pull(*number, sha, *method).await {
+            Ok(merged) => done(Message::new().text(format!(
                 "merged #{number} ({}) as {merged}",
                 method.as_str()
-            )))
+            ))),
+            Err(e) => merge_refused(*number, sha, *method, e)?,
+        },
+        Effect::Revert {
+            number,
+            pull_id,
+            title,
+            body,
+        } => {
+            let opened = gh.revert_pull(pull_id, title, body).await?;
+            done(
+                Message::new()
+                    .text(format!("opened #{} reverting #{number}: ", opened.number))
+                    .link(&opened.url),
+            )
         }
+    })
+}
+
+/// What GitHub's refusal of a merge means. The head SHA guard (409, or 422 from some
+/// proxies and GHES versions) and a mergeable state that changed since it was read (405
+/// "not mergeable") are the world moving: the pull request waits for the next event, and
+/// nothing failed. A merge method the repository forbids is the policy's to fix.
+/// Anything else is a failure for the executor to classify.
+fn merge_refused(
+    number: u64,
+    sha: &str,
+    method: crate::policy::MergeMethod,
+    e: ApiError,
+) -> Result<EffectResult, Failure> {
+    let short = sha.get(..7).unwrap_or(sha);
+    Ok(match e {
+        ApiError::Rejected {
+            status: 409 | 422,
+            message,
+            ..
+        } => EffectResult::Pending(Message::new().text(format!(
+            "not merged: the head of #{number} is no longer {short} (GitHub: {message}); the \
+             new head's checks decide next"
+        ))),
+        ApiError::Rejected {
+            status: 405,
+            message,
+            ..
+        } if message.contains("not allowed") => EffectResult::Failed(Message::new().text(format!(
+            "GitHub refused to merge #{number}: {message} Set `release.merge_method` \
+                 (now `{}`) to a method the repository allows.",
+            method.as_str()
+        ))),
+        ApiError::Rejected {
+            status: 405,
+            message,
+            ..
+        } => EffectResult::Pending(Message::new().text(format!(
+            "not merged: GitHub will not merge #{number} now ({message}); its state changed \
+             since it was read, and the next event decides again"
+        ))),
+        e => return Err(e.into()),
     })
 }
 
@@ -168,11 +232,25 @@ fn skipped(why: String) -> EffectResult {
     EffectResult::Skipped(Message::new().text(why))
 }
 
+/// A token without the permission: 403, or GraphQL's `FORBIDDEN`/"not accessible"
+/// (which arrives as an error in a 200 reply).
+fn is_refusal(e: &ApiError) -> bool {
+    match e {
+        ApiError::Forbidden { .. } => true,
+        ApiError::Rejected { message, .. } => {
+            message.contains("not accessible") || message.contains("FORBIDDEN")
+        }
+        _ => false,
+    }
+}
+
 /// Why a write was refused, and what to do about it.
 pub fn read_only(pr: Option<&PullRequest>, release: bool) -> Message {
     let why = if release {
-        "the release token may not merge: it needs `contents: write` and `pull-requests: \
-         write` on this repository"
+        "The release token may not merge or revert here: it needs `contents: write` and \
+         `pull-requests: write` on this repository (a GitHub App installation token or a \
+         fine-grained personal access token with those permissions; see the README's \
+         Release section)"
     } else if pr.is_some_and(PullRequest::is_from_fork) {
         "the token is read-only (pull requests from forks get a read-only GITHUB_TOKEN on \
          `pull_request`); the verdict and the check still stand. Evaluate on `pull_request` and \

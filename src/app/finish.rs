@@ -21,7 +21,7 @@ use crate::render::text::{Message, escape_text};
 use crate::runner::Level;
 use crate::settings::Settings;
 use crate::stage::result::{entries, outcome};
-use crate::stage::{EffectReport, EffectResult, Output, Outputs, Stage, StageResult};
+use crate::stage::{EffectReport, EffectResult, Output, Outputs, Stage, StageResult, Status};
 
 /// Everything a pull-request run acts with.
 pub struct PrRun<'a> {
@@ -43,7 +43,7 @@ struct Done {
 
 pub async fn finish(
     run: &PrRun<'_>,
-    results: Vec<StageResult>,
+    mut results: Vec<StageResult>,
     unfinished: Option<Error>,
 ) -> Outcome {
     let settings = run.settings;
@@ -98,6 +98,14 @@ pub async fn finish(
         report,
     }));
     let context = persisted.context;
+    // A release's status depends on what became of its merge or revert (done, no
+    // release token, a head that moved): the timeline now holds it, and derives it.
+    for result in &mut results {
+        if let Status::Release(_) = result.status {
+            let derived = crate::audit::derive::stage_state(&context.timeline);
+            result.status = Status::Release(derived.release_status);
+        }
+    }
 
     let mut notes: Vec<Message> = results.iter().flat_map(|r| r.notes.clone()).collect();
     if let Some(gh) = run.gh {
@@ -196,24 +204,28 @@ pub async fn finish(
     )
 }
 
-/// One error annotation per failed gate, naming the rule and the fix; a warning for a
-/// refused or failed effect, a notice for a skipped one.
+/// One error annotation per failed gate, naming the rule and the fix, and a notice per
+/// gate that waits (what it waits for); a warning for a refused or failed effect, a
+/// notice for a skipped or waiting one.
 fn announce(settings: &Settings, results: &[StageResult], done: &[Done]) {
     for result in results {
         for gate in &result.gates {
-            if gate.verdict == Verdict::Fail {
-                settings.runner.annotate(
-                    Level::Error,
-                    &format!("council {}: {} ({})", result.stage, gate.gate, gate.action),
-                    &gate.timeline_message(),
-                );
-            }
+            let level = match gate.verdict {
+                Verdict::Pass => continue,
+                Verdict::Fail => Level::Error,
+                Verdict::Pending => Level::Notice,
+            };
+            settings.runner.annotate(
+                level,
+                &format!("council {}: {} ({})", result.stage, gate.gate, gate.action),
+                &gate.timeline_message(),
+            );
         }
     }
     for d in done {
         let level = match d.report.result {
             EffectResult::Done(_) | EffectResult::Unchanged(_) => continue,
-            EffectResult::Skipped(_) => Level::Notice,
+            EffectResult::Skipped(_) | EffectResult::Pending(_) => Level::Notice,
             EffectResult::Refused(_) | EffectResult::Failed(_) => Level::Warning,
         };
         settings.runner.annotate(

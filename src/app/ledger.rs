@@ -57,6 +57,43 @@ impl Ledger<'_> {
             .map(|k| k.expose().as_bytes())
     }
 
+    /// The stored ledger as a run would continue it, read only: our comment when it
+    /// verifies (duplicates from racing runs folded in), else the newest previous audit
+    /// artifact that does; `None` when nothing verifies or nothing was stored. For a
+    /// stage that must know the timeline before it decides (release: was this head
+    /// approved by the review stage? was this merge ours?). Warnings about rejected
+    /// objects are left to `persist`, which reads again and says them once.
+    pub async fn read(&self) -> Result<Option<Stored>, ApiError> {
+        let Some(gh) = self.gh else {
+            return Ok(None);
+        };
+        let mut scratch = Persisted {
+            context: ContextObject::new("", self.pr, "", ""),
+            effect: None,
+            warnings: Vec::new(),
+            notes: Vec::new(),
+        };
+        let comments = match marked_comment::find(gh, self.pr.number, MARKER).await {
+            Ok(found) => found,
+            Err(FindError::Api(e)) => return Err(e),
+            // No comment can be proven ours: the artifacts still can be read.
+            Err(FindError::UnknownIdentity) => {
+                return Ok(self.previous_artifacts(gh, &mut scratch).await.stored);
+            }
+        };
+        let adopted = adopt(comments.iter().map(found_in).collect(), self.key());
+        let mut verified = adopted.verified.into_iter();
+        let Some(mut stored) = verified.next() else {
+            return Ok(self.previous_artifacts(gh, &mut scratch).await.stored);
+        };
+        for dup in verified {
+            if let Ok(merged) = ledger::merge(Some(stored.clone()), &dup.context, self.key()) {
+                stored = merged;
+            }
+        }
+        Ok(Some(stored))
+    }
+
     /// Seals this run's entries onto the stored ledger and upserts the comment.
     pub async fn persist(&self, ours: &ContextObject) -> Persisted {
         let mut out = Persisted {

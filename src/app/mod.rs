@@ -9,6 +9,7 @@ mod pipeline;
 mod policy_source;
 mod stages;
 mod state;
+mod targets;
 mod two_phase;
 mod upload;
 mod verify;
@@ -50,6 +51,20 @@ async fn dispatch(settings: &Settings) -> Result<Outcome> {
         CommandKind::Run(stage @ (Stage::Guard | Stage::Review)) => {
             pipeline::command(settings, stage).await
         }
+        CommandKind::Run(Stage::Release) => {
+            let event = match (&settings.event, settings.pr) {
+                (Some(_), _) => load_event(settings)?,
+                (None, Some(_)) => Event::cli(Stage::Release.name()),
+                (None, None) => {
+                    return Err(Error::Usage(
+                        "release needs a pull request: --pr N (with --repo owner/name outside \
+                         Actions), or an event (--event FILE --event-name NAME)"
+                            .to_string(),
+                    ));
+                }
+            };
+            pipeline::run_release(settings, &event).await
+        }
         CommandKind::Run(stage) => not_available(settings, stage),
     }
 }
@@ -59,6 +74,7 @@ async fn run_stages(settings: &Settings, event: Event, stages: &[Stage]) -> Resu
     match stages.first() {
         Some(Stage::Guard) => pipeline::run(settings, &event, stages).await,
         Some(Stage::StateGet) => state::get(settings, Some(event)).await,
+        Some(Stage::Release) => pipeline::run_release(settings, &event).await,
         Some(&other) => not_available(settings, other),
         None => nothing_to_do(settings, "no stage to run"),
     }

@@ -5,12 +5,15 @@
 
 use super::finish::{PrRun, finish};
 use super::stages::{self, Evaluated, StageInput};
+use super::targets::{self, Targets};
 use super::{github_client, load_event, policy_source, repository, run_url, two_phase};
 use crate::error::{Error, Outcome, Result};
 use crate::event::{Event, PullRequest};
 use crate::github::{GitHub, RepoName};
+use crate::render::text::Message;
+use crate::runner::Level;
 use crate::settings::Settings;
-use crate::stage::{Stage, StageResult};
+use crate::stage::{Outputs, Stage, StageResult};
 
 /// The repository and the two clients a run acts with.
 pub struct Clients {
@@ -49,7 +52,7 @@ pub async fn command(settings: &Settings, stage: Stage) -> Result<Outcome> {
     };
     let event = match settings.event {
         Some(_) => load_event(settings)?,
-        None => Event::local(),
+        None => Event::cli(stage.name()),
     };
     let clients = Clients::new(settings, &event)?;
     if let Some(number) = settings.pr {
@@ -58,7 +61,7 @@ pub async fn command(settings: &Settings, stage: Stage) -> Result<Outcome> {
                 "--pr {number}: the pull request is read through the API; set `github-token`"
             ))
         })?;
-        let pr = gh.get_pull(number).await?;
+        let pr = gh.pull_request(number).await?;
         return run_pr(settings, &event, &clients, &pr, &stages).await;
     }
     if event.is_pull_request_event() {
@@ -79,9 +82,54 @@ pub async fn command(settings: &Settings, stage: Stage) -> Result<Outcome> {
     )))
 }
 
+/// A release event (or `council release`): every pull request it is about through the
+/// release stage, each on its own (its own Context Object, ledger write and audit
+/// file). The run ends with the worst of their outcomes.
+pub async fn run_release(settings: &Settings, event: &Event) -> Result<Outcome> {
+    let clients = Clients::new(settings, event)?;
+    let pulls = match settings.pr {
+        Some(number) => {
+            let gh = clients.gh.as_ref().ok_or_else(|| {
+                Error::Usage(format!(
+                    "--pr {number}: the pull request is read through the API, and no \
+                     `github-token` was given"
+                ))
+            })?;
+            vec![gh.pull_request(number).await?]
+        }
+        None => match targets::of_event(event, clients.gh.as_ref()).await? {
+            Targets::Pulls(pulls) => pulls,
+            Targets::Nothing(why) => return super::nothing_to_do(settings, &why),
+        },
+    };
+    // Every run writes its outputs: these stand when no pull request gets to `finish`
+    // (each one that does writes its own over them).
+    settings.runner.set_outputs(&Outputs::pending().pairs())?;
+    let many = pulls.len() > 1;
+    let mut worst = Outcome::Passed;
+    for pr in &pulls {
+        match run_pr(settings, event, &clients, pr, &[Stage::Release]).await {
+            Ok(outcome) => worst = worst.worst(outcome),
+            Err(e) if !many => return Err(e),
+            // One pull request's error must not keep the others from being decided.
+            Err(e) => {
+                settings.runner.annotate(
+                    Level::Error,
+                    e.title(),
+                    &format!("pull request #{}: {e}", pr.number),
+                );
+                worst = worst.worst(Outcome::Unfinished(e.exit_code()));
+            }
+        }
+    }
+    Ok(worst)
+}
+
 /// One pull request through the planned stages, then [`finish`]. An error before any
 /// stage decided is the run's error; a later stage that cannot decide leaves the
-/// earlier verdicts standing (SPEC: exit 3 with what was decided so far).
+/// earlier verdicts standing (SPEC: exit 3 with what was decided so far). When no stage
+/// had anything to decide (a merge that was not council's, a closed pull request), the
+/// run says why and touches neither the ledger nor the audit file.
 pub async fn run_pr(
     settings: &Settings,
     event: &Event,
@@ -93,6 +141,7 @@ pub async fn run_pr(
     let url = run_url(settings, &clients.repo);
     let mut results: Vec<StageResult> = Vec::new();
     let mut unfinished: Option<Error> = None;
+    let mut undecided: Vec<Message> = Vec::new();
     for &stage in stages {
         if results.iter().any(StageResult::failed) {
             break;
@@ -107,17 +156,25 @@ pub async fn run_pr(
         };
         match stages::evaluate(stage, &input).await {
             Ok(Evaluated::Decided(result)) => results.push(result),
-            Ok(Evaluated::Skipped(note)) => {
-                if let Some(last) = results.last_mut() {
-                    last.notes.push(note);
-                }
-            }
+            Ok(Evaluated::Skipped(note)) => match results.last_mut() {
+                Some(last) => last.notes.push(note),
+                None => undecided.push(note),
+            },
             Err(e) if results.is_empty() => return Err(e),
             Err(e) => {
                 unfinished = Some(e);
                 break;
             }
         }
+    }
+    if results.is_empty() && unfinished.is_none() {
+        let why: Vec<String> = undecided.iter().map(Message::plain).collect();
+        let why = format!("#{}: {}", pr.number, why.join("; "));
+        settings.runner.annotate(Level::Notice, "council", &why);
+        if !settings.in_actions {
+            println!("{why}");
+        }
+        return Ok(Outcome::Passed);
     }
     let run = PrRun {
         settings,

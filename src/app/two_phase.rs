@@ -64,7 +64,7 @@ pub async fn apply(
     }
     let mut outcome = Outcome::Passed;
     for number in numbers {
-        let pr = gh.get_pull(number).await?;
+        let pr = gh.pull_request(number).await?;
         if pr.head_sha != head_sha {
             settings.runner.annotate(
                 Level::Notice,
@@ -76,7 +76,7 @@ pub async fn apply(
             );
             continue;
         }
-        outcome = outcome.combine(run_pr(settings, event, clients, &pr, stages).await?);
+        outcome = outcome.worst(run_pr(settings, event, clients, &pr, stages).await?);
     }
     Ok(outcome)
 }

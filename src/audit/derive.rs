@@ -192,19 +192,23 @@ pub fn decision<F: Fact>(timeline: &[F], stage: Stage) -> Decision<'_, F> {
     Decision { entries }
 }
 
+/// An effect of the release stage recorded as done (`action:merge`, `action:revert`):
+/// how a push to the base tells a merge the release stage made from anyone else's.
+pub fn release_done<F: Fact>(timeline: &[F], action: &str) -> bool {
+    timeline
+        .iter()
+        .any(|e| e.agent() == "agent_release" && e.action() == action && e.result() == "DONE")
+}
+
 /// A merge or a revert, once done, is the release's status for good; otherwise the
-/// newest decision: every check passed and no merge was attempted (no release token) is
-/// ELIGIBLE, anything else is waiting.
+/// newest decision: every check passed and no merge was attempted (no release token, or
+/// a dry run: the merge was SKIPPED) is ELIGIBLE, anything else is waiting (a merge that
+/// GitHub refused because the head moved is PENDING, one that failed FAILED).
 fn release_status<F: Fact>(timeline: &[F]) -> ReleaseStatus {
-    let done = |action: &str| {
-        timeline
-            .iter()
-            .any(|e| e.agent() == "agent_release" && e.action() == action && e.result() == "DONE")
-    };
-    if done("action:revert") {
+    if release_done(timeline, "action:revert") {
         return ReleaseStatus::RolledBack;
     }
-    if done("action:merge") {
+    if release_done(timeline, "action:merge") {
         return ReleaseStatus::Merged;
     }
     let decision = decision(timeline, Stage::Release);
@@ -322,17 +326,37 @@ mod tests {
             E(L, "action:merge", "SKIPPED", "s", "1"),
         ];
         assert_eq!(release_status(&eligible), ReleaseStatus::Eligible);
-        let moved = [
+        let failed = [
             E(L, "check:pipeline", "PASS", "s", "1"),
             E(L, "action:merge", "FAILED", "s", "1"),
         ];
+        assert_eq!(release_status(&failed), ReleaseStatus::Pending);
+        let moved = [
+            E(L, "check:pipeline", "PASS", "s", "1"),
+            E(L, "check:merge-ready", "PASS", "s", "1"),
+            E(L, "action:merge", "PENDING", "s", "1"),
+        ];
         assert_eq!(release_status(&moved), ReleaseStatus::Pending);
+        let waiting = [
+            E(L, "check:pipeline", "PASS", "s", "1"),
+            E(L, "check:merge-ready", "PENDING", "s", "1"),
+        ];
+        assert_eq!(release_status(&waiting), ReleaseStatus::Pending);
+        // A newer run that waits again after an ELIGIBLE one: the newest decision counts.
+        let again = [
+            E(L, "check:pipeline", "PASS", "s", "1"),
+            E(L, "action:merge", "SKIPPED", "s", "1"),
+            E(L, "check:pipeline", "PENDING", "t", "2"),
+        ];
+        assert_eq!(release_status(&again), ReleaseStatus::Pending);
+        assert!(!release_done(&again, "action:merge"));
         let merged = [
             E(L, "check:pipeline", "PASS", "s", "1"),
             E(L, "action:merge", "DONE", "s", "1"),
             E(L, "check:pipeline", "FAIL", "m", "2"),
         ];
         assert_eq!(release_status(&merged), ReleaseStatus::Merged);
+        assert!(release_done(&merged, "action:merge"));
         let reverted = [
             E(L, "action:merge", "DONE", "s", "1"),
             E(L, "action:revert", "DONE", "m", "2"),

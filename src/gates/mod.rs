@@ -6,6 +6,7 @@
 //! kind; the ledger derives `gates` and stage statuses from the same registry.
 
 pub mod guard;
+pub mod release;
 
 use crate::render::text::Message;
 use crate::review::ReviewFacts;
@@ -28,6 +29,8 @@ register! {
     diff_size,
     secret_scan,
     task_list,
+    pipeline_green,
+    merge_ready,
 }
 
 /// A gate's identity and its check.
@@ -48,6 +51,7 @@ pub struct Gate {
 pub enum Check {
     Guard(fn(&guard::GuardFacts) -> Option<GateOutcome>),
     Review(fn(&ReviewFacts) -> Option<GateOutcome>),
+    Release(fn(&release::ReleaseFacts) -> Option<GateOutcome>),
 }
 
 impl Gate {
@@ -55,6 +59,7 @@ impl Gate {
         match self.check {
             Check::Guard(_) => Stage::Guard,
             Check::Review(_) => Stage::Review,
+            Check::Release(_) => Stage::Release,
         }
     }
 
@@ -98,11 +103,7 @@ pub fn gate_key(action: &str) -> Option<String> {
     let check = action.strip_prefix("check:")?;
     Some(match by_action(action) {
         Some(gate) => gate.name.to_string(),
-        None => match check {
-            // Named by SPEC before the release gate is registered here.
-            "pipeline" => "pipeline_green".to_string(),
-            other => other.replace('-', "_"),
-        },
+        None => check.replace('-', "_"),
     })
 }
 
@@ -110,6 +111,9 @@ pub fn gate_key(action: &str) -> Option<String> {
 pub enum Verdict {
     Pass,
     Fail,
+    /// Not decided yet: the gate waits for something outside (a check still running, a
+    /// label, an approval). Not a failure: the run exits 0 and says what it waits for.
+    Pending,
 }
 
 impl Verdict {
@@ -117,6 +121,7 @@ impl Verdict {
         match self {
             Verdict::Pass => "PASS",
             Verdict::Fail => "FAIL",
+            Verdict::Pending => "PENDING",
         }
     }
 }
@@ -203,14 +208,19 @@ mod tests {
                 "check:task-list"
             ]
         );
-    }
-
-    #[test]
-    fn unregistered_checks_map_dashes_to_underscores() {
+        assert_eq!(
+            of_stage(Stage::Release).map(|g| g.name).collect::<Vec<_>>(),
+            ["pipeline_green", "merge_ready"]
+        );
+        // SPEC names it: `pipeline_green` ← `check:pipeline`.
         assert_eq!(
             gate_key("check:pipeline").as_deref(),
             Some("pipeline_green")
         );
+    }
+
+    #[test]
+    fn unregistered_checks_map_dashes_to_underscores() {
         assert_eq!(
             gate_key("check:secret-scan").as_deref(),
             Some("secret_scan")

@@ -2,6 +2,7 @@
 
 pub mod artifact;
 pub mod client;
+pub mod files;
 pub mod issue_state;
 pub mod pulls;
 pub mod rest;

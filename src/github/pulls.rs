@@ -1,47 +1,285 @@
-//! Pull requests through the REST API: one PR, and the files of its diff.
+//! What the release stage reads and writes, one small method per call: a pull request
+//! and the pull requests of a commit (REST), the one GraphQL query that answers most of
+//! a release decision (`PullRequestRollup`), a workflow run's jobs, and the revert
+//! mutation. The merge itself is `rest.rs`'s `merge_pull`.
 
 use serde::Deserialize;
+use serde_json::{Value, json};
 
 use super::client::{ApiError, GitHub};
+use super::rest::{Identity, rest_login};
 use crate::error::Error;
-use crate::event::{Event, PullRequest};
-use crate::review::diff::FileChange;
+use crate::event::PullRequest;
 
-/// GitHub lists at most 3,000 files of a pull request, 100 per page.
-pub const MAX_FILE_PAGES: usize = 30;
+/// A release decision reads at most this many pages of checks (100 each): more than any
+/// real pipeline; what lies beyond counts as pending, never as green.
+pub const MAX_CHECK_PAGES: usize = 50;
+/// Jobs of one workflow run read at most (100 each).
+const MAX_JOB_PAGES: usize = 5;
 
-/// The files GitHub lists for a pull request, and whether its list stopped short.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Listed {
-    pub files: Vec<FileChange>,
-    /// GitHub's cap was reached: files beyond it were not seen.
-    pub capped: bool,
+/// One query for what a release decision needs about a pull request: its state,
+/// mergeability, labels, each writer's latest review, native auto-merge and merge queue,
+/// and the newest report of every check on its head (or, once merged, on its merge
+/// commit), with `viewer` (the token's identity, which the ledger needs) on the side.
+/// `contexts` pages with `$after`.
+const ROLLUP_QUERY: &str = "query PullRequestRollup($owner: String!, $repo: String!, \
+$number: Int!, $first: Int!, $after: String, $merged: Boolean!) {
+  viewer { login __typename }
+  repository(owner: $owner, name: $repo) {
+    pullRequest(number: $number) {
+      id number title url state isDraft merged
+      headRefName headRefOid baseRefName
+      mergeable mergeStateStatus isInMergeQueue
+      autoMergeRequest { enabledBy { login __typename } mergeMethod }
+      labels(first: 100) { nodes { name } }
+      latestOpinionatedReviews(first: 100, writersOnly: true) {
+        nodes { author { login __typename } state commit { oid } }
+      }
+      commits(last: 1) @skip(if: $merged) {
+        nodes { commit { oid statusCheckRollup { ...Checks } } }
+      }
+      mergeCommit @include(if: $merged) { oid statusCheckRollup { ...Checks } }
+    }
+  }
+}
+fragment Checks on StatusCheckRollup {
+  state
+  contexts(first: $first, after: $after) {
+    totalCount
+    pageInfo { hasNextPage endCursor }
+    nodes {
+      __typename
+      ... on CheckRun {
+        databaseId name status conclusion detailsUrl
+        checkSuite { app { slug } }
+      }
+      ... on StatusContext { context state targetUrl }
+    }
+  }
+}";
+
+const REVERT_MUTATION: &str = "mutation RevertPullRequest($input: RevertPullRequestInput!) {
+  revertPullRequest(input: $input) { revertPullRequest { number url } }
+}";
+
+/// `PullRequestRollup`'s pull request. Every field has a default: a GHES that lacks one
+/// (e.g. `isInMergeQueue`) answers the rest.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct RollupPr {
+    /// The node id (`revertPullRequest` takes it).
+    pub id: String,
+    pub number: u64,
+    pub title: String,
+    pub url: String,
+    /// `OPEN`, `CLOSED`, `MERGED`.
+    pub state: String,
+    pub is_draft: bool,
+    pub merged: bool,
+    pub head_ref_name: String,
+    pub head_ref_oid: String,
+    pub base_ref_name: String,
+    /// `MERGEABLE`, `CONFLICTING`, `UNKNOWN`.
+    pub mergeable: String,
+    /// `CLEAN`, `DIRTY`, `BEHIND`, `BLOCKED`, `UNSTABLE`, `HAS_HOOKS`, `DRAFT`, `UNKNOWN`.
+    pub merge_state_status: String,
+    pub is_in_merge_queue: bool,
+    pub auto_merge_request: Option<AutoMergeRequest>,
+    pub labels: Nodes<LabelNode>,
+    pub latest_opinionated_reviews: Nodes<ReviewNode>,
+    pub commits: Nodes<CommitWrap>,
+    pub merge_commit: Option<CommitNode>,
 }
 
-#[derive(Debug, Deserialize)]
-struct RawFile {
-    filename: String,
+impl RollupPr {
+    /// The commit whose checks decide: the head, or once merged the merge commit.
+    pub fn decisive_commit(&self) -> Option<&CommitNode> {
+        if self.merged {
+            self.merge_commit.as_ref()
+        } else {
+            self.commits
+                .nodes
+                .iter()
+                .flatten()
+                .next()
+                .map(|c| &c.commit)
+        }
+    }
+}
+
+/// A GraphQL connection's `nodes`; GitHub may put `null` in place of a node it cannot
+/// show.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(bound = "T: Deserialize<'de>")]
+pub struct Nodes<T> {
     #[serde(default)]
-    status: String,
-    #[serde(default)]
-    previous_filename: Option<String>,
-    #[serde(default)]
-    additions: u64,
-    #[serde(default)]
-    deletions: u64,
-    #[serde(default)]
-    patch: Option<String>,
+    pub nodes: Vec<Option<T>>,
+}
+
+impl<T> Default for Nodes<T> {
+    fn default() -> Self {
+        Nodes { nodes: Vec::new() }
+    }
+}
+
+impl<T> Nodes<T> {
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
+        self.nodes.iter().flatten()
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct AutoMergeRequest {
+    pub enabled_by: Option<Actor>,
+    pub merge_method: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Actor {
+    pub login: String,
+    #[serde(rename = "__typename")]
+    pub typename: String,
+}
+
+impl Actor {
+    /// The login as REST spells it (`name[bot]` for apps).
+    pub fn rest_login(&self) -> String {
+        rest_login(self.login.clone(), &self.typename)
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct LabelNode {
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ReviewNode {
+    pub author: Option<Actor>,
+    pub state: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct CommitWrap {
+    pub commit: CommitNode,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CommitNode {
+    pub oid: String,
+    /// `null` when nothing reported on the commit.
+    pub status_check_rollup: Option<Rollup>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Rollup {
+    pub contexts: Contexts,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Contexts {
+    pub total_count: u64,
+    pub page_info: PageInfo,
+    pub nodes: Vec<Option<ContextNode>>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct PageInfo {
+    pub has_next_page: bool,
+    pub end_cursor: Option<String>,
+}
+
+/// A check run or a commit status, told apart by `__typename`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "__typename")]
+pub enum ContextNode {
+    CheckRun(CheckRunNode),
+    StatusContext(StatusNode),
+    #[serde(other)]
+    Other,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CheckRunNode {
+    pub database_id: Option<u64>,
+    pub name: String,
+    pub status: String,
+    pub conclusion: Option<String>,
+    pub details_url: Option<String>,
+    pub check_suite: Option<CheckSuite>,
+}
+
+impl CheckRunNode {
+    pub fn app_slug(&self) -> &str {
+        self.check_suite
+            .as_ref()
+            .and_then(|s| s.app.as_ref())
+            .map_or("", |a| a.slug.as_str())
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct CheckSuite {
+    pub app: Option<App>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct App {
+    pub slug: String,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct StatusNode {
+    pub context: String,
+    pub state: String,
+    pub target_url: Option<String>,
+}
+
+/// A job of a workflow run (`GET /actions/runs/{id}/jobs`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Job {
+    pub id: u64,
+    pub name: String,
+    pub status: String,
+    pub head_sha: String,
+    /// `…/check-runs/{id}`: the check run the job reports as.
+    pub check_run_url: String,
+}
+
+impl Job {
+    pub fn check_run_id(&self) -> Option<u64> {
+        self.check_run_url.rsplit('/').next()?.parse().ok()
+    }
+}
+
+/// The pull request a revert opened.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Reverted {
+    pub number: u64,
+    pub url: String,
 }
 
 impl GitHub {
-    /// `GET /pulls/{n}`, as the same `PullRequest` an event carries.
-    pub async fn get_pull(&self, number: u64) -> Result<PullRequest, Error> {
-        let what = format!("reading pull request #{number}");
-        let reply = match self
-            .get(&what, &self.repo_path(&format!("/pulls/{number}")), None)
-            .await
-        {
-            Ok(reply) => reply,
+    /// `GET /pulls/{n}` as the same `PullRequest` an event carries; a pull request that
+    /// is not there (or not readable with this token) is bad input naming it.
+    pub async fn pull_request(&self, number: u64) -> Result<PullRequest, Error> {
+        let value = match self.get_pull(number).await {
+            Ok(value) => value,
             Err(ApiError::NotFound { .. }) => {
                 return Err(Error::Input(format!(
                     "pull request #{number} was not found in {}, or the token cannot read it",
@@ -50,34 +288,198 @@ impl GitHub {
             }
             Err(e) => return Err(e.into()),
         };
-        let value: serde_json::Value = reply.json(&what)?;
-        Event::pull_request_from_api(value, &format!("GET /pulls/{number}"))
+        PullRequest::from_api(&value, &format!("GET /pulls/{number}"))
     }
 
-    /// The files of a pull request's diff, in as few requests as GitHub allows (100 a
-    /// page, 30 pages at most).
-    pub async fn list_files(&self, number: u64) -> Result<Listed, ApiError> {
-        let url = self.repo_path(&format!("/pulls/{number}/files?per_page=100"));
-        let (pages, more): (Vec<Vec<RawFile>>, bool) = self
-            .get_pages_upto(
-                &format!("listing the files of #{number}"),
-                url,
-                MAX_FILE_PAGES,
+    /// `GET /pulls/{n}`, as JSON: the same fields as an event's `pull_request`.
+    pub async fn get_pull(&self, number: u64) -> Result<Value, ApiError> {
+        let what = format!("reading pull request #{number}");
+        self.get(&what, &self.repo_path(&format!("/pulls/{number}")), None)
+            .await?
+            .json(&what)
+    }
+
+    /// `GET /commits/{sha}/pulls`: the open pull requests whose commits include `sha`,
+    /// and, when `sha` is on the default branch, the merged one that brought it; one
+    /// request (100 are plenty for one commit).
+    pub async fn pulls_of_commit(&self, sha: &str) -> Result<Vec<Value>, ApiError> {
+        let what = format!("finding the pull requests of commit {sha}");
+        let url = self.repo_path(&format!(
+            "/commits/{}/pulls?per_page=100",
+            super::rest::encode(sha)
+        ));
+        self.get(&what, &url, None).await?.json(&what)
+    }
+
+    /// The pull requests closed most recently into `base`, newest first (one page): how a
+    /// push to a base that is not the default branch finds the pull request it merged,
+    /// which `GET /commits/{sha}/pulls` lists only for the default branch.
+    pub async fn recently_closed_into(&self, base: &str) -> Result<Vec<Value>, ApiError> {
+        let what = format!("listing the pull requests closed into {base}");
+        let url = self.repo_path(&format!(
+            "/pulls?state=closed&base={}&sort=updated&direction=desc&per_page=30",
+            super::rest::encode(base)
+        ));
+        self.get(&what, &url, None).await?.json(&what)
+    }
+
+    /// One page of `PullRequestRollup` (`after`: the checks' cursor); `merged` asks for
+    /// the merge commit's checks instead of the head's. `None`: no such pull request.
+    /// The token's identity comes along and is kept, so that finding the ledger comment
+    /// afterwards costs no request of its own.
+    pub async fn pull_rollup(
+        &self,
+        number: u64,
+        merged: bool,
+        after: Option<&str>,
+    ) -> Result<Option<RollupPr>, ApiError> {
+        #[derive(Deserialize)]
+        struct Data {
+            #[serde(default)]
+            viewer: Option<Actor>,
+            repository: Option<Repository>,
+        }
+        #[derive(Deserialize)]
+        struct Repository {
+            #[serde(rename = "pullRequest")]
+            pull_request: Option<RollupPr>,
+        }
+        let variables = json!({
+            "owner": self.repo.owner,
+            "repo": self.repo.name,
+            "number": number,
+            "first": 100,
+            "after": after,
+            "merged": merged,
+        });
+        let data: Data = self
+            .graphql(
+                &format!("reading pull request #{number} and its checks"),
+                &json!({
+                    "operationName": "PullRequestRollup",
+                    "query": ROLLUP_QUERY,
+                    "variables": variables,
+                }),
             )
             .await?;
-        let files: Vec<FileChange> = pages
-            .into_iter()
+        if let Some(viewer) = data.viewer.filter(|v| !v.login.is_empty()) {
+            let _ = self.identity_cell().set(Some(Identity {
+                login: viewer.rest_login(),
+            }));
+        }
+        Ok(data.repository.and_then(|r| r.pull_request))
+    }
+
+    /// The jobs of workflow run `run_id` (its latest attempt).
+    pub async fn run_jobs(&self, run_id: &str) -> Result<Vec<Job>, ApiError> {
+        #[derive(Deserialize)]
+        struct Page {
+            #[serde(default)]
+            jobs: Vec<Job>,
+        }
+        let url = self.repo_path(&format!(
+            "/actions/runs/{}/jobs?per_page=100",
+            super::rest::encode(run_id)
+        ));
+        let pages: Vec<Page> = self
+            .get_pages(
+                &format!("listing the jobs of workflow run {run_id}"),
+                url,
+                MAX_JOB_PAGES,
+            )
+            .await?;
+        Ok(pages.into_iter().flat_map(|p| p.jobs).collect())
+    }
+
+    /// Opens a pull request that reverts the merged pull request with node id
+    /// `pull_id` (GraphQL `revertPullRequest`: GitHub makes the branch and the commit).
+    pub async fn revert_pull(
+        &self,
+        pull_id: &str,
+        title: &str,
+        body: &str,
+    ) -> Result<Reverted, ApiError> {
+        #[derive(Deserialize)]
+        struct Data {
+            #[serde(rename = "revertPullRequest")]
+            revert: Option<Payload>,
+        }
+        #[derive(Deserialize)]
+        struct Payload {
+            #[serde(rename = "revertPullRequest")]
+            pull_request: Option<Reverted>,
+        }
+        let what = "opening a revert pull request";
+        let data: Data = self
+            .graphql(
+                what,
+                &json!({
+                    "operationName": "RevertPullRequest",
+                    "query": REVERT_MUTATION,
+                    "variables": {"input": {
+                        "pullRequestId": pull_id,
+                        "title": title,
+                        "body": body,
+                        "draft": false,
+                    }},
+                }),
+            )
+            .await?;
+        data.revert
+            .and_then(|r| r.pull_request)
+            .ok_or_else(|| ApiError::Decode {
+                what: what.to_string(),
+                message: "GitHub answered without the new pull request".to_string(),
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rollup_nodes_are_told_apart_by_typename_and_nulls_are_skipped() {
+        let contexts: Contexts = serde_json::from_value(json!({
+            "totalCount": 3,
+            "pageInfo": {"hasNextPage": false, "endCursor": null},
+            "nodes": [
+                {"__typename": "CheckRun", "databaseId": 7, "name": "ci", "status": "COMPLETED",
+                 "conclusion": "SUCCESS", "checkSuite": {"app": {"slug": "github-actions"}}},
+                {"__typename": "StatusContext", "context": "deploy", "state": "PENDING"},
+                null,
+                {"__typename": "SomethingNew", "x": 1}
+            ]
+        }))
+        .unwrap();
+        let kinds: Vec<String> = contexts
+            .nodes
+            .iter()
             .flatten()
-            .map(|f| FileChange {
-                path: f.filename,
-                status: f.status,
-                previous_path: f.previous_filename,
-                additions: f.additions,
-                deletions: f.deletions,
-                patch: f.patch,
+            .map(|n| match n {
+                ContextNode::CheckRun(r) => format!("run {} {}", r.name, r.app_slug()),
+                ContextNode::StatusContext(s) => format!("status {}", s.context),
+                ContextNode::Other => "other".to_string(),
             })
             .collect();
-        let capped = more || files.len() >= MAX_FILE_PAGES * 100;
-        Ok(Listed { files, capped })
+        assert_eq!(kinds, ["run ci github-actions", "status deploy", "other"]);
+    }
+
+    #[test]
+    fn the_decisive_commit_is_the_head_until_merged() {
+        let pr: RollupPr = serde_json::from_value(json!({
+            "merged": false,
+            "commits": {"nodes": [{"commit": {"oid": "head", "statusCheckRollup": null}}]},
+            "mergeCommit": {"oid": "merge"}
+        }))
+        .unwrap();
+        assert_eq!(pr.decisive_commit().unwrap().oid, "head");
+        let merged = RollupPr { merged: true, ..pr };
+        assert_eq!(merged.decisive_commit().unwrap().oid, "merge");
+        let job = Job {
+            check_run_url: "https://api.github.com/repos/o/r/check-runs/42".into(),
+            ..Job::default()
+        };
+        assert_eq!(job.check_run_id(), Some(42));
     }
 }

@@ -35,6 +35,7 @@ pub fn close_on_fail(
         let result = match gate.verdict {
             Verdict::Pass => "✅ PASS",
             Verdict::Fail => "❌ FAIL",
+            Verdict::Pending => "⏳ PENDING",
         };
         out.push_str(&format!(
             "| `{}` | {result} | {} |\n",

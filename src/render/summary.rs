@@ -23,6 +23,7 @@ fn icon(verdict: Verdict) -> &'static str {
     match verdict {
         Verdict::Pass => "✅ PASS",
         Verdict::Fail => "❌ FAIL",
+        Verdict::Pending => "⏳ PENDING",
     }
 }
 
@@ -32,6 +33,7 @@ fn effect_icon(result: &EffectResult) -> &'static str {
         EffectResult::Unchanged(_) => "✅ unchanged",
         EffectResult::Skipped(_) => "⏭️ skipped",
         EffectResult::Refused(_) => "⛔ not allowed",
+        EffectResult::Pending(_) => "⏳ waiting",
         EffectResult::Failed(_) => "⚠️ failed",
     }
 }

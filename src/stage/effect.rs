@@ -33,6 +33,14 @@ pub enum Effect {
         sha: String,
         method: MergeMethod,
     },
+    /// Open a pull request that reverts merged pull request `number` (GraphQL
+    /// `revertPullRequest` on its node id `pull_id`), with the release token.
+    Revert {
+        number: u64,
+        pull_id: String,
+        title: String,
+        body: String,
+    },
 }
 
 impl Effect {
@@ -43,12 +51,15 @@ impl Effect {
             Effect::ClosePr { .. } => "action:close-pr",
             Effect::AddLabel { .. } | Effect::RemoveLabel { .. } => "action:label",
             Effect::Merge { .. } => "action:merge",
+            Effect::Revert { .. } => "action:revert",
         }
     }
 
-    /// Only merges (and, later, reverts) may use the release token.
+    /// Only merges and reverts use the release token: a merge by `GITHUB_TOKEN` would
+    /// start no workflow on the base branch, and the workflow token should not be able
+    /// to merge at all.
     pub fn needs_release_token(&self) -> bool {
-        matches!(self, Effect::Merge { .. })
+        matches!(self, Effect::Merge { .. } | Effect::Revert { .. })
     }
 
     /// Performed only when the effect before it in the same stage is in place.
@@ -69,6 +80,9 @@ impl Effect {
             }
             Effect::Merge { number, method, .. } => {
                 format!("merge pull request #{number} ({})", method.as_str())
+            }
+            Effect::Revert { number, .. } => {
+                format!("open a pull request that reverts #{number}")
             }
         }
     }
@@ -91,6 +105,9 @@ pub enum EffectResult {
     Skipped(Message),
     /// The token may not write (fork pull requests get a read-only token): a warning.
     Refused(Message),
+    /// Not done because the world moved under it (a push landed between the read and
+    /// the merge): nothing failed, the next event decides again. Not a failure.
+    Pending(Message),
     Failed(Message),
 }
 
@@ -106,6 +123,7 @@ impl EffectReport {
             EffectResult::Unchanged(_) | EffectResult::Skipped(_) | EffectResult::Refused(_) => {
                 "SKIPPED"
             }
+            EffectResult::Pending(_) => "PENDING",
             EffectResult::Failed(_) => "FAILED",
         }
     }
@@ -116,6 +134,7 @@ impl EffectReport {
             | EffectResult::Unchanged(m)
             | EffectResult::Skipped(m)
             | EffectResult::Refused(m)
+            | EffectResult::Pending(m)
             | EffectResult::Failed(m) => m,
         }
     }

@@ -6,6 +6,7 @@
 pub mod effect;
 pub mod guard;
 pub mod outputs;
+pub mod release;
 pub mod result;
 pub mod review;
 

@@ -10,6 +10,7 @@ mod guard;
 mod hardening;
 mod hostile;
 mod ledger;
+mod release;
 mod review;
 mod state;
 mod verify;

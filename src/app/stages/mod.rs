@@ -2,6 +2,7 @@
 //! facts to the stage's pure evaluation in `crate::stage`.
 
 mod guard;
+mod release;
 mod review;
 
 use super::pipeline::Clients;
@@ -35,6 +36,7 @@ pub async fn evaluate(stage: Stage, input: &StageInput<'_>) -> Result<Evaluated>
     Ok(match stage {
         Stage::Guard => Evaluated::Decided(guard::evaluate(input)),
         Stage::Review => Evaluated::Decided(review::evaluate(input).await?),
+        Stage::Release => release::evaluate(input).await?,
         other => Evaluated::Skipped(skipped_note(
             other,
             "not available in this version of council",

@@ -48,6 +48,52 @@ impl FakeGitHub {
         event
     }
 
+    /// `pull_request.labeled`: `label` added to pull request `number` (the world's
+    /// labels are left as they are).
+    pub fn labeled_event(&self, number: u64, label: &str) -> Value {
+        let mut event = self.pr_event("labeled", number);
+        event["label"]["name"] = label.into();
+        event
+    }
+
+    /// `check_suite.completed` on commit `sha` (its `pull_requests` left empty, as for
+    /// forks: the product looks them up itself).
+    pub fn check_suite_event(&self, sha: &str) -> Value {
+        let mut event = fixture("check_suite.completed");
+        let suite = &mut event["check_suite"];
+        suite["head_sha"] = sha.into();
+        suite["after"] = sha.into();
+        suite["pull_requests"] = json!([]);
+        event
+    }
+
+    /// `workflow_run.completed` of a run on commit `sha` of `branch`, ending `conclusion`.
+    pub fn workflow_run_event(&self, sha: &str, branch: &str, conclusion: &str) -> Value {
+        let mut event = fixture("workflow_run.completed");
+        let run = &mut event["workflow_run"];
+        run["head_sha"] = sha.into();
+        run["head_branch"] = branch.into();
+        run["status"] = "completed".into();
+        run["conclusion"] = conclusion.into();
+        run["event"] = "push".into();
+        run["pull_requests"] = json!([]);
+        event
+    }
+
+    /// `push` of `branch` from `before` to its head in the world now.
+    pub fn push_event(&self, branch: &str, before: &str) -> Value {
+        let after = self
+            .branch_head(branch)
+            .unwrap_or_else(|| panic!("no branch {branch} in the world"));
+        let mut event = fixture("push");
+        event["ref"] = format!("refs/heads/{branch}").into();
+        event["before"] = before.into();
+        event["after"] = after.clone().into();
+        event["created"] = false.into();
+        event["head_commit"]["id"] = after.into();
+        event
+    }
+
     fn pull_request_json(&self, number: u64) -> Value {
         let w = lock(&self.world);
         let pr = w

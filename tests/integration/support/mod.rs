@@ -162,7 +162,7 @@ impl Council {
         let home = tempfile::tempdir().unwrap();
         let output = home.path().join("github_output");
         let summary = home.path().join("step_summary");
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_council"));
+        let mut cmd = Command::new(binary());
         cmd.env_clear()
             .current_dir(self.workspace.path())
             .args(&self.args)
@@ -256,6 +256,14 @@ impl Run {
             assert!(!text.contains(secret), "secret in {}", entry.display());
         }
     }
+}
+
+/// The binary under test: this build's, or `COUNCIL_BIN` (bench/release.sh points it at
+/// the release build to measure what users run).
+pub fn binary() -> PathBuf {
+    std::env::var_os("COUNCIL_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_council")))
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {

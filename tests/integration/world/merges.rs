@@ -57,12 +57,21 @@ async fn only_the_release_token_merges_and_the_base_moves_to_the_merge_commit() 
     assert_eq!(pr.merge_commit_sha.as_deref(), Some(sha.as_str()));
     assert_eq!(pr.merged_by.as_deref(), Some(RELEASE_LOGIN));
     assert_eq!(gh.branch_head("develop"), Some(sha.clone()));
-    // A push of the merge commit finds its pull request.
+    // A push of the merge commit: `develop` is not the default branch, so GitHub lists
+    // only open pull requests for the commit (none) ...
     let api = client(&gh, WORKFLOW_TOKEN);
     assert_eq!(
         numbers(&get_json(&api, &format!("/commits/{sha}/pulls")).await),
-        [7]
+        Vec::<u64>::new()
     );
+    // ... and the pull requests recently closed into `develop` hold it.
+    let closed = get_json(
+        &api,
+        "/pulls?state=closed&base=develop&sort=updated&direction=desc",
+    )
+    .await;
+    assert_eq!(numbers(&closed), [7]);
+    assert_eq!(closed[0]["merge_commit_sha"], json!(sha));
     let rest = get_json(&api, "/pulls/7").await;
     assert_eq!(
         (&rest["state"], &rest["merged"], &rest["merge_commit_sha"]),

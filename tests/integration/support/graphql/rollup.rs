@@ -1,8 +1,9 @@
 //! `PullRequestRollup`: what a release decision reads in one query, derived from the
 //! same world as REST: `mergeable`, `mergeStateStatus`, `isDraft`, labels,
-//! `latestOpinionatedReviews`, `autoMergeRequest`, `isInMergeQueue`, and the head
-//! commit's `statusCheckRollup` (latest check run per name, latest status per context).
-//! Variables: `number` (required); `first`/`after` page the rollup's `contexts`.
+//! `latestOpinionatedReviews`, `autoMergeRequest`, `isInMergeQueue`, the head commit's
+//! `statusCheckRollup` (latest check run per name, latest status per context), the merge
+//! commit's once merged, and `viewer` when the query asks for it. Variables: `number`
+//! (required); `first`/`after` page the rollup's `contexts`.
 
 use serde_json::{Value, json};
 
@@ -35,42 +36,51 @@ pub fn pull_request(world: &mut World, call: &Call) -> Answer {
         );
     };
     let reviews = latest_opinionated(pr);
-    Answer::ok(json!({"data": {"repository": {"pullRequest": {
-        "id": pr.node_id(),
-        "number": pr.number,
-        "title": pr.title,
-        "url": format!("https://github.com/{REPO}/pull/{}", pr.number),
-        "author": actor(&pr.author),
-        "state": if pr.merged { "MERGED" } else if pr.open { "OPEN" } else { "CLOSED" },
-        "isDraft": pr.draft,
-        "merged": pr.merged,
-        "mergeCommit": pr.merge_commit_sha.as_ref().map(|oid| json!({"oid": oid})),
-        "mergeable": match pr.mergeable {
-            Some(true) => "MERGEABLE",
-            Some(false) => "CONFLICTING",
-            None => "UNKNOWN",
-        },
-        "mergeStateStatus": pr.mergeable_state.to_ascii_uppercase(),
-        "isInMergeQueue": pr.in_merge_queue,
-        "autoMergeRequest": pr.auto_merge.as_ref().map(|a| json!({
-            "enabledBy": actor(&a.enabled_by),
-            "mergeMethod": a.merge_method.to_ascii_uppercase(),
-        })),
-        "headRefName": pr.head_ref,
-        "headRefOid": pr.head_sha,
-        "baseRefName": pr.base_ref,
-        "baseRefOid": pr.base_sha,
-        "isCrossRepository": pr.fork,
-        "labels": {
-            "totalCount": pr.labels.len(),
-            "nodes": pr.labels.iter().map(|l| json!({"name": l})).collect::<Vec<_>>(),
-        },
-        "latestOpinionatedReviews": {"totalCount": reviews.len(), "nodes": reviews},
-        "commits": {"nodes": [{"commit": {
-            "oid": pr.head_sha,
-            "statusCheckRollup": rollup(world, &pr.head_sha, &call.variables),
-        }}]},
-    }}}}))
+    // A merged pull request's merge commit has checks of its own (the post-merge check).
+    let merge_commit = pr
+        .merge_commit_sha
+        .as_ref()
+        .map(|oid| json!({"oid": oid, "statusCheckRollup": rollup(world, oid, &call.variables)}));
+    // `viewer` rides along when asked for, as GitHub answers it beside `repository`.
+    let viewer = call.query.contains("viewer").then(|| call.viewer());
+    Answer::ok(
+        json!({"data": {"viewer": viewer, "repository": {"pullRequest": {
+            "id": pr.node_id(),
+            "number": pr.number,
+            "title": pr.title,
+            "url": format!("https://github.com/{REPO}/pull/{}", pr.number),
+            "author": actor(&pr.author),
+            "state": if pr.merged { "MERGED" } else if pr.open { "OPEN" } else { "CLOSED" },
+            "isDraft": pr.draft,
+            "merged": pr.merged,
+            "mergeCommit": merge_commit,
+            "mergeable": match pr.mergeable {
+                Some(true) => "MERGEABLE",
+                Some(false) => "CONFLICTING",
+                None => "UNKNOWN",
+            },
+            "mergeStateStatus": pr.mergeable_state.to_ascii_uppercase(),
+            "isInMergeQueue": pr.in_merge_queue,
+            "autoMergeRequest": pr.auto_merge.as_ref().map(|a| json!({
+                "enabledBy": actor(&a.enabled_by),
+                "mergeMethod": a.merge_method.to_ascii_uppercase(),
+            })),
+            "headRefName": pr.head_ref,
+            "headRefOid": pr.head_sha,
+            "baseRefName": pr.base_ref,
+            "baseRefOid": pr.base_sha,
+            "isCrossRepository": pr.fork,
+            "labels": {
+                "totalCount": pr.labels.len(),
+                "nodes": pr.labels.iter().map(|l| json!({"name": l})).collect::<Vec<_>>(),
+            },
+            "latestOpinionatedReviews": {"totalCount": reviews.len(), "nodes": reviews},
+            "commits": {"nodes": [{"commit": {
+                "oid": pr.head_sha,
+                "statusCheckRollup": rollup(world, &pr.head_sha, &call.variables),
+            }}]},
+        }}}}),
+    )
 }
 
 /// Each reviewer's latest review that took a side (approved, changes requested, or a

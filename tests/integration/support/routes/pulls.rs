@@ -37,14 +37,22 @@ pub fn list(world: &mut World, ctx: &Ctx) -> Reply {
     Ok(paginate(world, ctx, &pulls))
 }
 
-/// `GET /commits/{sha}/pulls`: open pull requests whose head is the commit, and the
-/// merged one whose merge commit it is (how a push to the base finds its PR).
+/// `GET /commits/{sha}/pulls`, as GitHub documents it: "the merged pull request that
+/// introduced the commit to the repository. If the commit is not present in the default
+/// branch, will only return open pull requests associated with the commit." So: open
+/// pull requests whose head is the commit, and the merged one whose merge commit it is
+/// only when it was merged into the default branch (a merge into `develop` is not
+/// listed: a push there finds its pull request another way).
 pub fn for_commit(world: &mut World, ctx: &Ctx, sha: &str) -> Reply {
     ctx.need(world, Access::Read, &[Scope::PullRequests])?;
     let pulls: Vec<Value> = world
         .pulls
         .values()
-        .filter(|pr| pr.head_sha == sha || pr.merge_commit_sha.as_deref() == Some(sha))
+        .filter(|pr| {
+            (pr.open && pr.head_sha == sha)
+                || (pr.merge_commit_sha.as_deref() == Some(sha)
+                    && pr.base_ref == world.default_branch)
+        })
         .map(|pr| simple(pull_json(world, pr)))
         .collect();
     Ok(paginate(world, ctx, &pulls))

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Requests and time of one release decision against the fake GitHub world, for a pull
+# request with 10, 100 and 1,000 checks (release build): how many requests find the pull
+# request, decide and merge, and write the ledger; and the time from the event to the
+# merge call (from the process start, and from its first request), median of 5 runs.
+# The 1,000-check time is mostly the fake's own work (it builds every page in debug).
+#   bench/release.sh
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cargo build --release --locked --quiet
+COUNCIL_BIN="$PWD/target/release/council" \
+  cargo test --locked --quiet --test integration release_request_budget_figures -- --nocapture \
+  | grep -E '^(release budget| +[0-9]+ checks:)'

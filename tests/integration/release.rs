@@ -1,0 +1,1200 @@
+//! Release end to end: the real binary against the fake GitHub world. Every test states
+//! the exact API calls (with the token each used) and the timeline entries the decision
+//! left, and ends by taking every write it caused.
+
+use agent_council::audit::ContextObject;
+use agent_council::audit::ledger::{Links, MARKER, merge, parse, render};
+use agent_council::audit::timeline::{Record, RunInfo, new_entry};
+use agent_council::event::PullRequest;
+use serde_json::Value;
+
+use crate::support::fake_github::FakeGitHub;
+use crate::support::faults::Fault;
+use crate::support::tokens::{Access, RELEASE_TOKEN, Scope, WORKFLOW_TOKEN};
+use crate::support::{Council, REPO, Run};
+
+const SHA: &str = "1111111111111111111111111111111111111111";
+const NEXT: &str = "2222222222222222222222222222222222222222";
+const ROLLUP: &str = "POST /graphql (PullRequestRollup)";
+
+/// The Context Object comment of an earlier run in which the review stage approved
+/// `sha` of pull request #7: what release must find before it merges.
+fn review_ledger(sha: &str, verdict: &str) -> String {
+    let pr = PullRequest {
+        number: 7,
+        title: "Pull request #7".into(),
+        body: String::new(),
+        author: "octocat".into(),
+        head_ref: "feature/x".into(),
+        head_sha: sha.into(),
+        head_repo: Some(REPO.into()),
+        base_ref: "develop".into(),
+        base_sha: "b".repeat(40),
+        base_repo: REPO.into(),
+        state: "open".into(),
+        draft: false,
+        labels: Vec::new(),
+        html_url: String::new(),
+        changed_files: None,
+        additions: None,
+        deletions: None,
+    };
+    let at = "2026-01-01T00:00:00Z";
+    let mut ours = ContextObject::new(REPO, &pr, "webhook:pull_request.synchronize", at);
+    let run = RunInfo {
+        run_id: "900".into(),
+        run_attempt: 1,
+        job: "council".into(),
+    };
+    for action in ["check:secret-scan", "check:assistant-context"] {
+        let record = Record {
+            stage: "review",
+            agent: "agent_review",
+            action: action.into(),
+            result: verdict.into(),
+            message: "reviewed".into(),
+        };
+        ours.timeline.push(new_entry(&run, &record, sha, at));
+    }
+    render(&merge(None, &ours, None).unwrap(), &Links::default())
+}
+
+/// Pull request #7 (`feature/x` → `develop`, head `SHA`) as release wants it: labelled,
+/// mergeable, CI green, and approved by the review stage for this head.
+async fn ready(gh: &FakeGitHub) {
+    gh.policy("develop", None).await;
+    gh.pr(7)
+        .head("feature/x", SHA)
+        .base("develop")
+        .label("bot-approved")
+        .check_run("ci", "completed", Some("success"))
+        .status("lint", "success");
+    gh.seed(7, "github-actions[bot]", &review_ledger(SHA, "PASS"));
+}
+
+fn council(gh: &FakeGitHub) -> Council {
+    Council::action().api(&gh.uri())
+}
+
+/// Every request, `token METHOD /path?query`, the repository prefix cut.
+fn calls(gh: &FakeGitHub) -> Vec<String> {
+    calls_from(gh, 0)
+}
+
+/// The requests from the `start`th on.
+fn calls_from(gh: &FakeGitHub, start: usize) -> Vec<String> {
+    let prefix = format!("/repos/{REPO}");
+    gh.calls()
+        .iter()
+        .skip(start)
+        .map(|c| {
+            let token = match c.token.as_deref() {
+                Some(WORKFLOW_TOKEN) => "workflow",
+                Some(RELEASE_TOKEN) => "release",
+                Some(_) => "other",
+                None => "anonymous",
+            };
+            let line = match &c.operation {
+                Some(op) => format!("{} {} ({op})", c.method, c.path),
+                None => format!("{} {}", c.method, c.path),
+            };
+            format!("{token} {}", line.replace(&prefix, ""))
+        })
+        .collect()
+}
+
+/// The calls the ledger makes after the decision: read our comment, edit it, read back.
+const LEDGER_WRITE: [&str; 3] = [
+    "workflow GET /issues/7/comments?per_page=100",
+    "workflow PATCH /issues/comments/5001",
+    "workflow GET /issues/comments/5001",
+];
+
+fn expected(decision: &[&str], tail: &[&str]) -> Vec<String> {
+    decision.iter().chain(tail).map(|s| s.to_string()).collect()
+}
+
+/// `action result: message` of this run's release entries in the audit file.
+fn release_entries(run: &Run) -> Vec<String> {
+    run.audit(7)["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["agent"] == "agent_release" && e["run_id"] == "1001")
+        .map(|e| {
+            format!(
+                "{} {}: {}",
+                e["action"].as_str().unwrap(),
+                e["result"].as_str().unwrap(),
+                e["message"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+/// `(token, METHOD path)` of the writes not taken yet.
+fn writes(gh: &FakeGitHub) -> Vec<(String, String)> {
+    gh.take_writes()
+        .into_iter()
+        .map(|c| {
+            let token = if c.token.as_deref() == Some(RELEASE_TOKEN) {
+                "release"
+            } else {
+                "workflow"
+            };
+            let what = c.operation.clone().unwrap_or_else(|| c.line());
+            (
+                token.to_string(),
+                what.replace(&format!("/repos/{REPO}"), ""),
+            )
+        })
+        .collect()
+}
+
+fn pair(token: &str, what: &str) -> (String, String) {
+    (token.to_string(), what.to_string())
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_green_approved_pull_request_is_merged_with_the_release_token() {
+    let gh = FakeGitHub::start().await;
+    ready(&gh).await;
+    let run = council(&gh)
+        .release_token()
+        .event("check_suite", gh.check_suite_event(SHA))
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.output("release-status"), "MERGED");
+    assert_eq!(
+        calls(&gh),
+        expected(
+            &[
+                &format!("workflow GET /commits/{SHA}/pulls?per_page=100"),
+                "workflow GET /contents/.github/council.yml?ref=develop",
+                &format!("workflow {ROLLUP}"),
+                "workflow GET /issues/7/comments?per_page=100",
+                "release PUT /pulls/7/merge",
+            ],
+            &LEDGER_WRITE
+        )
+    );
+    let merge = gh
+        .calls()
+        .into_iter()
+        .find(|c| c.path.ends_with("/merge"))
+        .unwrap();
+    assert_eq!(
+        merge.body,
+        serde_json::json!({"sha": SHA, "merge_method": "merge"})
+    );
+    let entries = release_entries(&run);
+    insta::assert_snapshot!(entries[..2].join("\n"), @r#"
+    check:pipeline PASS: 2 checks are green on the head "1111111".
+    check:merge-ready PASS: Ready to merge head "1111111": mergeable (clean), label "bot-approved", approved by the review stage.
+    "#);
+    let pr = gh.pr_state(7);
+    assert_eq!(
+        entries[2],
+        format!(
+            "action:merge DONE: merged #7 (merge) as {}",
+            pr.merge_commit_sha.as_deref().unwrap()
+        )
+    );
+    assert!(pr.merged);
+    assert_eq!(pr.merged_by.as_deref(), Some("council-release[bot]"));
+    assert_eq!(
+        writes(&gh),
+        [
+            pair("release", "PUT /pulls/7/merge"),
+            pair("workflow", "PATCH /issues/comments/5001"),
+        ]
+    );
+    gh.assert_all_writes_seen();
+    let audit = run.audit(7);
+    assert_eq!(audit["state"]["release_status"], "MERGED");
+    assert_eq!(audit["gates"]["pipeline_green"], "PASS");
+    run.assert_no_secret(RELEASE_TOKEN);
+}
+
+/// Helper: the entries of this run whose action is `action:merge` (result and message).
+fn merge_entry(run: &Run) -> Option<(String, String)> {
+    run.audit(7)["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["action"] == "action:merge" && e["run_id"] == "1001")
+        .map(|e| {
+            (
+                e["result"].as_str().unwrap().to_string(),
+                e["message"].as_str().unwrap().to_string(),
+            )
+        })
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn one_failing_check_fails_pipeline_green_and_nothing_is_merged() {
+    let gh = FakeGitHub::start().await;
+    ready(&gh).await;
+    gh.pr(7).check_run("e2e", "completed", Some("failure"));
+    let run = council(&gh)
+        .release_token()
+        .event("status", gh.status_event(SHA, "lint", "success"))
+        .run()
+        .await;
+    run.assert_code(1);
+    assert_eq!(run.output("release-status"), "PENDING");
+    assert_eq!(
+        calls(&gh),
+        expected(
+            &[
+                &format!("workflow GET /commits/{SHA}/pulls?per_page=100"),
+                "workflow GET /contents/.github/council.yml?ref=develop",
+                &format!("workflow {ROLLUP}"),
+                "workflow GET /issues/7/comments?per_page=100",
+            ],
+            &LEDGER_WRITE
+        )
+    );
+    let entries = release_entries(&run);
+    assert!(
+        entries[0].starts_with(r#"check:pipeline FAIL: 1 red check on the head "1111111": "e2e" (failure, https://github.com/Codertocat/Hello-World/runs/"#),
+        "{entries:?}"
+    );
+    assert_eq!(run.audit(7)["gates"]["pipeline_green"], "FAIL");
+    assert!(
+        run.annotations()
+            .iter()
+            .any(|a| a.starts_with("::error title=council release%3A pipeline_green")),
+        "{:?}",
+        run.annotations()
+    );
+    assert_eq!(merge_entry(&run), None);
+    assert_eq!(
+        writes(&gh),
+        [pair("workflow", "PATCH /issues/comments/5001")]
+    );
+    gh.assert_all_writes_seen();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pending_required_check_waits_with_exit_0() {
+    let gh = FakeGitHub::start().await;
+    ready(&gh).await;
+    gh.policy("develop", Some("release:\n  required_checks: [deploy]\n"))
+        .await;
+    gh.pr(7).status("deploy", "pending");
+    let run = council(&gh)
+        .release_token()
+        .event("check_suite", gh.check_suite_event(SHA))
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.output("release-status"), "PENDING");
+    assert_eq!(
+        calls(&gh),
+        expected(
+            &[
+                &format!("workflow GET /commits/{SHA}/pulls?per_page=100"),
+                "workflow GET /contents/.github/council.yml?ref=develop",
+                &format!("workflow {ROLLUP}"),
+                "workflow GET /issues/7/comments?per_page=100",
+            ],
+            &LEDGER_WRITE
+        )
+    );
+    insta::assert_snapshot!(release_entries(&run)[0], @r#"check:pipeline PENDING: Waiting for 1 check on the head "1111111": "deploy" (pending)."#);
+    assert_eq!(run.audit(7)["gates"]["pipeline_green"], Value::Null);
+    assert!(
+        run.annotations()
+            .iter()
+            .any(|a| a.starts_with("::notice title=council release%3A pipeline_green")),
+        "{:?}",
+        run.annotations()
+    );
+    assert_eq!(
+        writes(&gh),
+        [pair("workflow", "PATCH /issues/comments/5001")]
+    );
+    gh.assert_all_writes_seen();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_required_check_that_never_reported_is_pending_not_green() {
+    let gh = FakeGitHub::start().await;
+    ready(&gh).await;
+    gh.policy(
+        "develop",
+        Some("release:\n  required_checks: [ci, security/scan]\n"),
+    )
+    .await;
+    let run = council(&gh)
+        .release_token()
+        .event("check_suite", gh.check_suite_event(SHA))
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.output("release-status"), "PENDING");
+    insta::assert_snapshot!(release_entries(&run)[0], @r#"check:pipeline PENDING: Waiting for 1 check on the head "1111111": required "security/scan" (not reported yet)."#);
+    assert_eq!(merge_entry(&run), None);
+    assert_eq!(
+        writes(&gh),
+        [pair("workflow", "PATCH /issues/comments/5001")]
+    );
+    gh.assert_all_writes_seen();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_unknown_mergeable_state_is_read_three_times_then_pending() {
+    let gh = FakeGitHub::start().await;
+    ready(&gh).await;
+    gh.pr(7).mergeable_state("unknown");
+    let run = council(&gh)
+        .release_token()
+        .event("check_suite", gh.check_suite_event(SHA))
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.output("release-status"), "PENDING");
+    assert_eq!(
+        calls(&gh),
+        expected(
+            &[
+                &format!("workflow GET /commits/{SHA}/pulls?per_page=100"),
+                "workflow GET /contents/.github/council.yml?ref=develop",
+                &format!("workflow {ROLLUP}"),
+                "workflow GET /issues/7/comments?per_page=100",
+                &format!("workflow {ROLLUP}"),
+                &format!("workflow {ROLLUP}"),
+            ],
+            &LEDGER_WRITE
+        ),
+        "a bounded wait: two more reads, then the run ends"
+    );
+    insta::assert_snapshot!(release_entries(&run)[1], @"check:merge-ready PENDING: Waiting: GitHub had not worked out whether it can merge after 3 reads (mergeable state unknown); the next event asks again.");
+    assert_eq!(
+        writes(&gh),
+        [pair("workflow", "PATCH /issues/comments/5001")]
+    );
+    gh.assert_all_writes_seen();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn mergeability_computed_during_the_wait_merges() {
+    let gh = FakeGitHub::start().await;
+    ready(&gh).await;
+    gh.pr(7).mergeable_state("unknown");
+    // GitHub finishes computing after the first read.
+    gh.after("POST", "PullRequestRollup", |w| {
+        let pr = w.pr_mut(7).unwrap();
+        pr.mergeable = Some(true);
+        pr.mergeable_state = "clean".into();
+    });
+    let run = council(&gh)
+        .release_token()
+        .event("check_suite", gh.check_suite_event(SHA))
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.output("release-status"), "MERGED");
+    let rollups = calls(&gh)
+        .iter()
+        .filter(|c| c.ends_with("(PullRequestRollup)"))
+        .count();
+    assert_eq!(rollups, 2);
+    assert_eq!(
+        writes(&gh),
+        [
+            pair("release", "PUT /pulls/7/merge"),
+            pair("workflow", "PATCH /issues/comments/5001"),
+        ]
+    );
+    gh.assert_all_writes_seen();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_head_pushed_during_the_merge_is_a_409_and_the_pull_request_waits() {
+    let gh = FakeGitHub::start().await;
+    ready(&gh).await;
+    gh.push_before_merge(7, NEXT);
+    let run = council(&gh)
+        .release_token()
+        .event("check_suite", gh.check_suite_event(SHA))
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.output("release-status"), "PENDING");
+    let merge = gh
+        .calls()
+        .into_iter()
+        .find(|c| c.path.ends_with("/merge"))
+        .unwrap();
+    assert_eq!(
+        (merge.status, merge.token.as_deref()),
+        (409, Some(RELEASE_TOKEN))
+    );
+    let (result, message) = merge_entry(&run).unwrap();
+    assert_eq!(result, "PENDING");
+    insta::assert_snapshot!(message, @"not merged: the head of #7 is no longer 1111111 (GitHub: Head branch was modified. Review and try the merge again.); the new head's checks decide next");
+    assert_eq!(run.audit(7)["state"]["release_status"], "PENDING");
+    assert!(!gh.pr_state(7).merged);
+    assert!(
+        run.annotations().iter().all(|a| !a.starts_with("::error")),
+        "{:?}",
+        run.annotations()
+    );
+    assert_eq!(
+        writes(&gh),
+        [
+            pair("release", "PUT /pulls/7/merge"),
+            pair("workflow", "PATCH /issues/comments/5001"),
+        ]
+    );
+    gh.assert_all_writes_seen();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_merge_method_the_repository_forbids_fails_naming_the_policy_key() {
+    let gh = FakeGitHub::start().await;
+    ready(&gh).await;
+    gh.allow_merge_methods(&["squash"]);
+    let run = council(&gh)
+        .release_token()
+        .event("check_suite", gh.check_suite_event(SHA))
+        .run()
+        .await;
+    run.assert_code(3);
+    let (result, message) = merge_entry(&run).unwrap();
+    assert_eq!(result, "FAILED");
+    insta::assert_snapshot!(message, @"GitHub refused to merge #7: Merge commits are not allowed on this repository. Set `release.merge_method` (now `merge`) to a method the repository allows.");
+    assert_eq!(
+        writes(&gh),
+        [
+            pair("release", "PUT /pulls/7/merge"),
+            pair("workflow", "PATCH /issues/comments/5001"),
+        ]
+    );
+    gh.assert_all_writes_seen();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_release_token_a_ready_pull_request_is_eligible_and_not_merged() {
+    let gh = FakeGitHub::start().await;
+    ready(&gh).await;
+    let run = council(&gh)
+        .event("check_suite", gh.check_suite_event(SHA))
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.output("release-status"), "ELIGIBLE");
+    assert!(calls(&gh).iter().all(|c| !c.contains("/merge")));
+    let (result, message) = merge_entry(&run).unwrap();
+    assert_eq!(result, "SKIPPED");
+    assert!(
+        message.starts_with("no `release-token`: would merge pull request #7 (merge)"),
+        "{message}"
+    );
+    assert_eq!(run.audit(7)["state"]["release_status"], "ELIGIBLE");
+    assert_eq!(
+        writes(&gh),
+        [pair("workflow", "PATCH /issues/comments/5001")]
+    );
+    gh.assert_all_writes_seen();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_release_token_that_may_not_merge_fails_the_run_with_what_to_grant() {
+    let gh = FakeGitHub::start().await;
+    ready(&gh).await;
+    gh.token(RELEASE_TOKEN).grant(Scope::Contents, Access::Read);
+    let run = council(&gh)
+        .release_token()
+        .event("check_suite", gh.check_suite_event(SHA))
+        .run()
+        .await;
+    run.assert_code(3);
+    assert_eq!(run.output("release-status"), "PENDING");
+    let (result, message) = merge_entry(&run).unwrap();
+    assert_eq!(result, "FAILED");
+    assert!(message.contains("403"), "{message}");
+    assert!(
+        message.contains("The release token may not merge or revert here: it needs `contents: write` and `pull-requests: write`"),
+        "{message}"
+    );
+    assert!(
+        run.annotations().iter().any(|a| a
+            .starts_with("::warning title=council release%3A action%3Amerge")
+            && a.contains("contents: write")),
+        "{:?}",
+        run.annotations()
+    );
+    assert_eq!(
+        writes(&gh),
+        [
+            pair("release", "PUT /pulls/7/merge"),
+            pair("workflow", "PATCH /issues/comments/5001"),
+        ]
+    );
+    gh.assert_all_writes_seen();
+    run.assert_no_secret(RELEASE_TOKEN);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_approval_of_an_older_head_does_not_merge_a_new_push() {
+    let gh = FakeGitHub::start().await;
+    ready(&gh).await;
+    // A push after the review: the label stays, CI is green on the new head too.
+    gh.pr(7)
+        .push(NEXT)
+        .check_run("ci", "completed", Some("success"));
+    let run = council(&gh)
+        .release_token()
+        .event("check_suite", gh.check_suite_event(NEXT))
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.output("release-status"), "PENDING");
+    let entries = release_entries(&run);
+    insta::assert_snapshot!(entries.join("\n"), @r#"
+    check:pipeline PASS: 1 check is green on the head "2222222".
+    check:merge-ready PENDING: Waiting: an `agent_review` approval of head "2222222" (the newest review approved "1111111").
+    "#);
+    insta::assert_snapshot!(run.summary, @r#"
+    ### agent-council · release · PENDING
+
+    Pull request #7: <code>feature/x</code> → <code>develop</code> (head <code>2222222</code>)
+
+    | Gate | Result | Why |
+    | --- | --- | --- |
+    | `pipeline_green` | ✅ PASS | 1 check is green on the head <code>2222222</code>. |
+    | `merge_ready` | ⏳ PENDING | Waiting: an &#96;agent&#95;review&#96; approval of head <code>2222222</code> (the newest review approved <code>1111111</code>). |
+
+    | Effect | Result |
+    | --- | --- |
+    | `action:comment` | ✅ done: Context Object comment: <https://github.com/Codertocat/Hello-World/pull/7#issuecomment-5001> |
+
+    <sub>policy: default policy (no .github/council.yml on develop) · GitHub API requests: 7 · audit file: <code>out/audit/PR-7.json</code> · artifact not uploaded: artifact upload skipped: ACTIONS&#95;RUNTIME&#95;TOKEN and ACTIONS&#95;RESULTS&#95;URL not set (not running as a GitHub Actions container action; &#96;run:&#96; steps do not receive these variables); the audit file stays on disk</sub>
+    "#);
+    assert_eq!(
+        writes(&gh),
+        [pair("workflow", "PATCH /issues/comments/5001")]
+    );
+    gh.assert_all_writes_seen();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_label_without_an_approval_for_the_head_does_not_merge() {
+    let gh = FakeGitHub::start().await;
+    gh.policy("develop", None).await;
+    gh.pr(7)
+        .head("feature/x", SHA)
+        .base("develop")
+        .label("bot-approved")
+        .check_run("ci", "completed", Some("success"));
+    let run = council(&gh)
+        .release_token()
+        .event("pull_request", gh.labeled_event(7, "bot-approved"))
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.output("release-status"), "PENDING");
+    assert_eq!(
+        calls(&gh),
+        [
+            "workflow GET /contents/.github/council.yml?ref=develop",
+            &format!("workflow {ROLLUP}"),
+            "workflow GET /issues/7/comments?per_page=100",
+            "workflow GET /actions/artifacts?name=audit-PR-7&per_page=100",
+            // The ledger: no comment yet, so the previous artifacts, then a new comment.
+            "workflow GET /issues/7/comments?per_page=100",
+            "workflow GET /actions/artifacts?name=audit-PR-7&per_page=100",
+            "workflow POST /issues/7/comments",
+            "workflow GET /issues/comments/5001",
+        ]
+    );
+    insta::assert_snapshot!(release_entries(&run)[1], @r#"check:merge-ready PENDING: Waiting: an `agent_review` approval of head "1111111" (none is recorded; a label alone is not enough)."#);
+    assert_eq!(writes(&gh), [pair("workflow", "POST /issues/7/comments")]);
+    gh.assert_all_writes_seen();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn its_own_running_job_does_not_block_the_merge() {
+    let gh = FakeGitHub::start().await;
+    ready(&gh).await;
+    // A review event's workflow runs on the head: this very job is a running check there.
+    gh.pr(7).own_job(1001, "council");
+    let run = council(&gh)
+        .release_token()
+        .event(
+            "pull_request_review",
+            gh.review_event(7, "alice", "APPROVED"),
+        )
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.output("release-status"), "MERGED");
+    assert_eq!(
+        calls(&gh),
+        expected(
+            &[
+                "workflow GET /contents/.github/council.yml?ref=develop",
+                &format!("workflow {ROLLUP}"),
+                "workflow GET /issues/7/comments?per_page=100",
+                "workflow GET /actions/runs/1001/jobs?per_page=100",
+                "release PUT /pulls/7/merge",
+            ],
+            &LEDGER_WRITE
+        )
+    );
+    insta::assert_snapshot!(release_entries(&run)[0], @r#"check:pipeline PASS: 2 checks are green on the head "1111111". Left out: this job's own check "council"."#);
+    assert_eq!(
+        writes(&gh),
+        [
+            pair("release", "PUT /pulls/7/merge"),
+            pair("workflow", "PATCH /issues/comments/5001"),
+        ]
+    );
+    gh.assert_all_writes_seen();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn another_running_job_of_the_same_workflow_is_waited_for() {
+    let gh = FakeGitHub::start().await;
+    ready(&gh).await;
+    gh.pr(7).own_job(1001, "council").own_job(1001, "e2e");
+    let run = council(&gh)
+        .release_token()
+        .event(
+            "pull_request_review",
+            gh.review_event(7, "alice", "APPROVED"),
+        )
+        .run()
+        .await;
+    run.assert_code(0);
+    insta::assert_snapshot!(release_entries(&run)[0], @r#"check:pipeline PENDING: Waiting for 1 check on the head "1111111": "e2e" (in progress). Left out: this job's own check "council"."#);
+    assert_eq!(
+        writes(&gh),
+        [pair("workflow", "PATCH /issues/comments/5001")]
+    );
+    gh.assert_all_writes_seen();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn auto_merge_and_merge_queues_are_left_to_github() {
+    for (label, enable) in [("auto-merge", true), ("merge queue", false)] {
+        let gh = FakeGitHub::start().await;
+        ready(&gh).await;
+        if enable {
+            gh.pr(7).auto_merge("alice", "squash");
+        } else {
+            gh.pr(7).in_merge_queue();
+        }
+        let run = council(&gh)
+            .release_token()
+            .event("check_suite", gh.check_suite_event(SHA))
+            .run()
+            .await;
+        run.assert_code(0);
+        assert_eq!(run.output("release-status"), "PENDING", "{label}");
+        let ready_entry = &release_entries(&run)[1];
+        assert!(
+            ready_entry.contains("council does not race it"),
+            "{label}: {ready_entry}"
+        );
+        assert_eq!(
+            writes(&gh),
+            [pair("workflow", "PATCH /issues/comments/5001")],
+            "{label}"
+        );
+        gh.assert_all_writes_seen();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_dry_run_decides_and_writes_the_audit_file_but_calls_no_write() {
+    let gh = FakeGitHub::start().await;
+    ready(&gh).await;
+    let run = council(&gh)
+        .release_token()
+        .input("dry-run", "true")
+        .event("check_suite", gh.check_suite_event(SHA))
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.output("release-status"), "ELIGIBLE");
+    assert_eq!(
+        calls(&gh),
+        [
+            &format!("workflow GET /commits/{SHA}/pulls?per_page=100"),
+            "workflow GET /contents/.github/council.yml?ref=develop",
+            &format!("workflow {ROLLUP}"),
+            "workflow GET /issues/7/comments?per_page=100",
+            "workflow GET /issues/7/comments?per_page=100",
+        ]
+    );
+    let (result, message) = merge_entry(&run).unwrap();
+    assert_eq!(
+        (result.as_str(), message.as_str()),
+        ("SKIPPED", "dry run: would merge pull request #7 (merge)")
+    );
+    assert!(gh.take_writes().is_empty());
+    gh.assert_all_writes_seen();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn every_open_pull_request_at_the_commit_is_decided_on_its_own() {
+    let gh = FakeGitHub::start().await;
+    ready(&gh).await;
+    // A second pull request from the same head into another base; nobody reviewed it.
+    gh.policy("main", None).await;
+    gh.edit(|w| {
+        let mut other = w.pr(7).unwrap().clone();
+        other.number = 8;
+        other.base_ref = "main".into();
+        w.pulls.insert(8, other);
+    });
+    let run = council(&gh)
+        .release_token()
+        .event("check_suite", gh.check_suite_event(SHA))
+        .run()
+        .await;
+    run.assert_code(0);
+    let lookups = calls(&gh)
+        .iter()
+        .filter(|c| c.contains("/pulls?per_page=100"))
+        .count();
+    assert_eq!(lookups, 1, "one call finds both");
+    assert!(gh.pr_state(7).merged || gh.pr_state(8).merged);
+    assert_eq!(run.audit(8)["state"]["release_status"], "PENDING");
+    assert!(run.workspace.path().join("out/audit/PR-7.json").exists());
+    let merges: Vec<(String, String)> = writes(&gh)
+        .into_iter()
+        .filter(|(_, w)| w.contains("merge"))
+        .collect();
+    assert_eq!(merges, [pair("release", "PUT /pulls/7/merge")]);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn no_pull_request_at_the_commit_is_a_notice() {
+    let gh = FakeGitHub::start().await;
+    let run = council(&gh)
+        .event("check_suite", gh.check_suite_event(SHA))
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.output("release-status"), "PENDING");
+    assert!(
+        run.annotations()
+            .iter()
+            .any(|a| a.contains("no open pull request has head 1111111")),
+        "{:?}",
+        run.annotations()
+    );
+    assert_eq!(calls(&gh).len(), 1);
+}
+
+/// The rollback: a merge made by the release stage, then its merge commit goes red on
+/// the base branch.
+async fn merged_by_council(gh: &FakeGitHub, policy: &str) -> String {
+    ready(gh).await;
+    gh.policy("develop", Some(policy)).await;
+    let before = gh.branch_head("develop").unwrap();
+    council(gh)
+        .release_token()
+        .env("GITHUB_RUN_ID", "1000")
+        .event("check_suite", gh.check_suite_event(SHA))
+        .run()
+        .await
+        .assert_code(0);
+    assert!(gh.pr_state(7).merged);
+    gh.take_writes();
+    before
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_red_merge_commit_is_reverted_with_the_release_token_and_recorded() {
+    let gh = FakeGitHub::start().await;
+    let before = merged_by_council(&gh, "release:\n  rollback: true\n").await;
+    let merge_sha = gh.pr_state(7).merge_commit_sha.unwrap();
+    gh.commit(&merge_sha)
+        .check_run("ci", "completed", Some("failure"));
+    let start = gh.calls().len();
+    let run = council(&gh)
+        .release_token()
+        .event("push", gh.push_event("develop", &before))
+        .run()
+        .await;
+    run.assert_code(1);
+    assert_eq!(run.output("release-status"), "ROLLED_BACK");
+    assert_eq!(
+        calls_from(&gh, start),
+        expected(
+            &[
+                &format!("workflow GET /commits/{merge_sha}/pulls?per_page=100"),
+                // `develop` is not the default branch: GitHub lists no merged pull request
+                // for the commit, so the ones closed into `develop` last are asked.
+                "workflow GET /pulls?state=closed&base=develop&sort=updated&direction=desc&per_page=30",
+                "workflow GET /contents/.github/council.yml?ref=develop",
+                &format!("workflow {ROLLUP}"),
+                "workflow GET /issues/7/comments?per_page=100",
+                "release POST /graphql (RevertPullRequest)",
+            ],
+            &[
+                LEDGER_WRITE[0],
+                LEDGER_WRITE[1],
+                LEDGER_WRITE[2],
+                // The merge run wrote the ledger moments ago: the write is checked twice
+                // more for a run racing it (the ledger's own rule).
+                LEDGER_WRITE[2],
+                LEDGER_WRITE[2],
+            ]
+        )
+    );
+    let entries = release_entries(&run);
+    assert!(
+        entries[0].starts_with(&format!(
+            "check:pipeline FAIL: 1 red check on the merge commit \"{}\"",
+            &merge_sha[..7]
+        )),
+        "{entries:?}"
+    );
+    assert_eq!(
+        entries[1],
+        "action:revert DONE: opened #8 reverting #7: https://github.com/Codertocat/Hello-World/pull/8"
+    );
+    let audit = run.audit(7);
+    assert_eq!(audit["state"]["release_status"], "ROLLED_BACK");
+    let revert = gh.pr_state(8);
+    assert_eq!(revert.base_ref, "develop");
+    assert_eq!(revert.author, "council-release[bot]");
+    assert!(
+        revert
+            .body
+            .starts_with("Reverts #7: the pipeline of its merge commit is red.")
+    );
+    assert_eq!(
+        writes(&gh),
+        [
+            pair("release", "RevertPullRequest"),
+            pair("workflow", "PATCH /issues/comments/5001"),
+        ]
+    );
+    gh.assert_all_writes_seen();
+
+    // The same red pipeline reported again (a workflow_run) reverts nothing twice.
+    let again = council(&gh)
+        .release_token()
+        .env("GITHUB_RUN_ID", "1002")
+        .event(
+            "workflow_run",
+            gh.workflow_run_event(&merge_sha, "develop", "failure"),
+        )
+        .run()
+        .await;
+    again.assert_code(0);
+    assert!(
+        again
+            .annotations()
+            .iter()
+            .any(|a| a.contains("already reverted")),
+        "{:?}",
+        again.annotations()
+    );
+    assert!(gh.take_writes().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_rollback_a_red_merge_commit_is_recorded_and_left() {
+    let gh = FakeGitHub::start().await;
+    let before = merged_by_council(&gh, "release:\n  rollback: false\n").await;
+    let merge_sha = gh.pr_state(7).merge_commit_sha.unwrap();
+    gh.commit(&merge_sha)
+        .check_run("ci", "completed", Some("failure"));
+    let run = council(&gh)
+        .release_token()
+        .event("push", gh.push_event("develop", &before))
+        .run()
+        .await;
+    run.assert_code(1);
+    assert_eq!(run.output("release-status"), "MERGED");
+    assert!(run.summary.contains("rollback: off"), "{}", run.summary);
+    assert_eq!(
+        writes(&gh),
+        [pair("workflow", "PATCH /issues/comments/5001")]
+    );
+    gh.assert_all_writes_seen();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_merge_council_did_not_make_is_not_checked_or_touched() {
+    let gh = FakeGitHub::start().await;
+    gh.policy("develop", Some("release:\n  rollback: true\n"))
+        .await;
+    gh.pr(7).head("feature/x", SHA).base("develop");
+    let before = gh.branch_head("develop").unwrap();
+    // Someone merges by hand; CI goes red on the merge commit.
+    crate::world::client(&gh, RELEASE_TOKEN)
+        .merge_pull(7, SHA, agent_council::policy::MergeMethod::Merge)
+        .await
+        .unwrap();
+    let merge_sha = gh.pr_state(7).merge_commit_sha.unwrap();
+    gh.commit(&merge_sha)
+        .check_run("ci", "completed", Some("failure"));
+    gh.take_writes();
+    let run = council(&gh)
+        .release_token()
+        .event("push", gh.push_event("develop", &before))
+        .run()
+        .await;
+    run.assert_code(0);
+    assert!(
+        run.annotations()
+            .iter()
+            .any(|a| a.contains("was not merged by council's release stage")),
+        "{:?}",
+        run.annotations()
+    );
+    assert!(gh.take_writes().is_empty());
+    assert!(gh.comment_bodies().iter().all(|b| !b.starts_with(MARKER)));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cli_releases_one_pull_request_by_number() {
+    let gh = FakeGitHub::start().await;
+    ready(&gh).await;
+    let run = Council::cli()
+        .args(&[
+            "release",
+            "--pr",
+            "7",
+            "--repo",
+            REPO,
+            "--github-token",
+            WORKFLOW_TOKEN,
+            "--release-token",
+            RELEASE_TOKEN,
+        ])
+        .api(&gh.uri())
+        .run()
+        .await;
+    run.assert_code(0);
+    assert!(
+        run.stdout.contains("release MERGED on #7"),
+        "{}",
+        run.stdout
+    );
+    let first: Vec<String> = calls(&gh).into_iter().take(2).collect();
+    assert_eq!(
+        first,
+        ["workflow GET /pulls/7", &format!("workflow {ROLLUP}")]
+    );
+    let body = gh
+        .comment_bodies()
+        .into_iter()
+        .find(|b| b.starts_with(MARKER))
+        .unwrap();
+    assert_eq!(parse(&body).unwrap().context.trigger, "cli:release");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_failing_rollup_read_is_exit_3_after_bounded_retries() {
+    let gh = FakeGitHub::start().await;
+    ready(&gh).await;
+    gh.fail_next("POST", "PullRequestRollup", 10, Fault::bad_gateway());
+    let run = council(&gh)
+        .release_token()
+        .event("check_suite", gh.check_suite_event(SHA))
+        .run()
+        .await;
+    run.assert_code(3);
+    assert_eq!(run.output("release-status"), "PENDING");
+    assert!(gh.take_writes().is_empty());
+}
+
+/// The request budget (SPEC: ≤ 5 for ≤ 100 checks) measured for 10, 100 and 1,000
+/// checks, and the time from the event to the merge call: from the process's start, and
+/// from its first request (the event read, the process up). Prints its figures
+/// (`bench/release.sh` runs it against the release build); asserts only the budget.
+#[tokio::test(flavor = "multi_thread")]
+async fn release_request_budget_figures() {
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    type Mark = Arc<Mutex<Option<Instant>>>;
+    fn mark(gh: &FakeGitHub, method: &str, fragment: &str) -> Mark {
+        let at: Mark = Arc::default();
+        let set = at.clone();
+        gh.before(method, fragment, move |_| {
+            *set.lock().unwrap() = Some(Instant::now());
+        });
+        at
+    }
+    fn median(mut spans: Vec<Duration>) -> Duration {
+        spans.sort();
+        spans[spans.len() / 2]
+    }
+
+    let mut lines = Vec::new();
+    for checks in [10usize, 100, 1_000] {
+        let (mut from_start, mut from_event) = (Vec::new(), Vec::new());
+        let mut counts = (0, 0, 0);
+        for _ in 0..5 {
+            let gh = FakeGitHub::start().await;
+            ready(&gh).await;
+            let mut commit = gh.commit(SHA);
+            // `ready` reported two; make it `checks` in all.
+            for i in 2..checks {
+                commit = commit.check_run(&format!("job {i:04}"), "completed", Some("success"));
+            }
+            let first = mark(&gh, "GET", "/pulls?per_page=100");
+            let merged = mark(&gh, "PUT", "/pulls/7/merge");
+            let started = Instant::now();
+            let run = council(&gh)
+                .release_token()
+                .event("check_suite", gh.check_suite_event(SHA))
+                .run()
+                .await;
+            run.assert_code(0);
+            assert_eq!(run.output("release-status"), "MERGED", "{checks} checks");
+            let merged = merged.lock().unwrap().expect("a merge call");
+            let first = first.lock().unwrap().expect("a first request");
+            from_start.push(merged.duration_since(started));
+            from_event.push(merged.duration_since(first));
+            let all = calls(&gh);
+            let merge = all
+                .iter()
+                .position(|c| c.contains("PUT /pulls/7/merge"))
+                .unwrap();
+            // The first call finds the commit's pull requests (the event's, once per event);
+            // from the policy read up to and including the merge is the evaluation; then
+            // the ledger write.
+            counts = (1, merge, all.len() - merge - 1);
+        }
+        let (lookup, evaluation, ledger) = counts;
+        if checks <= 100 {
+            assert!(
+                evaluation <= 5,
+                "{checks} checks: {evaluation} requests to decide and merge"
+            );
+        }
+        lines.push(format!(
+            "{checks:>5} checks: {lookup} lookup + {evaluation} evaluation (policy … merge) + \
+             {ledger} ledger write = {} requests; to the merge call (median of 5): {:?} from \
+             the process start, {:?} from its first request",
+            lookup + evaluation + ledger,
+            median(from_start),
+            median(from_event),
+        ));
+    }
+    println!(
+        "release budget ({}):\n{}",
+        crate::support::binary().display(),
+        lines.join("\n")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_red_merge_into_the_default_branch_is_found_by_its_commit_on_workflow_run() {
+    let gh = FakeGitHub::start().await;
+    gh.policy("master", Some("release:\n  rollback: true\n"))
+        .await;
+    gh.pr(7)
+        .head("feature/x", SHA)
+        .label("bot-approved")
+        .check_run("ci", "completed", Some("success"));
+    gh.seed(7, "github-actions[bot]", &review_ledger(SHA, "PASS"));
+    council(&gh)
+        .release_token()
+        .env("GITHUB_RUN_ID", "1000")
+        .event("check_suite", gh.check_suite_event(SHA))
+        .run()
+        .await
+        .assert_code(0);
+    let merge_sha = gh.pr_state(7).merge_commit_sha.unwrap();
+    gh.take_writes();
+    // CI on the merge commit went red; this workflow_run's own job runs on it too (the
+    // default branch's head), and is left out.
+    gh.commit(&merge_sha)
+        .check_run("ci", "completed", Some("failure"));
+    gh.job(1001, "council", &merge_sha);
+    let start = gh.calls().len();
+    let run = council(&gh)
+        .release_token()
+        .event(
+            "workflow_run",
+            gh.workflow_run_event(&merge_sha, "master", "failure"),
+        )
+        .run()
+        .await;
+    run.assert_code(1);
+    assert_eq!(run.output("release-status"), "ROLLED_BACK");
+    let decision: Vec<String> = calls_from(&gh, start).into_iter().take(6).collect();
+    assert_eq!(
+        decision,
+        [
+            format!("workflow GET /commits/{merge_sha}/pulls?per_page=100"),
+            "workflow GET /contents/.github/council.yml?ref=master".to_string(),
+            format!("workflow {ROLLUP}"),
+            "workflow GET /issues/7/comments?per_page=100".to_string(),
+            "workflow GET /actions/runs/1001/jobs?per_page=100".to_string(),
+            "release POST /graphql (RevertPullRequest)".to_string(),
+        ]
+    );
+    assert!(
+        release_entries(&run)[0].contains("Left out: this job's own check \"council\"."),
+        "{:?}",
+        release_entries(&run)
+    );
+    assert_eq!(
+        writes(&gh),
+        [
+            pair("release", "RevertPullRequest"),
+            pair("workflow", "PATCH /issues/comments/5001"),
+        ]
+    );
+    gh.assert_all_writes_seen();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pull_request_the_commit_lookup_misses_is_taken_from_the_check_suite() {
+    let gh = FakeGitHub::start().await;
+    ready(&gh).await;
+    // `develop` → `main` with `develop` the default branch: GitHub lists, for the head
+    // commit, the merged pull request that brought it, not this open one.
+    gh.fail_next(
+        "GET",
+        &format!("/commits/{SHA}/pulls"),
+        1,
+        Fault::json(200, serde_json::json!([])),
+    );
+    let mut event = gh.check_suite_event(SHA);
+    event["check_suite"]["pull_requests"] = serde_json::json!([
+        {"number": 7, "head": {"ref": "feature/x", "sha": SHA}, "base": {"ref": "develop", "sha": "b"}},
+        {"number": 99, "head": {"ref": "other", "sha": NEXT}, "base": {"ref": "develop", "sha": "b"}},
+    ]);
+    let run = council(&gh)
+        .release_token()
+        .event("check_suite", event)
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.output("release-status"), "MERGED");
+    let first: Vec<String> = calls(&gh).into_iter().take(3).collect();
+    assert_eq!(
+        first,
+        [
+            format!("workflow GET /commits/{SHA}/pulls?per_page=100"),
+            "workflow GET /pulls/7".to_string(),
+            "workflow GET /contents/.github/council.yml?ref=develop".to_string(),
+        ],
+        "only the listed pull request at this head is asked for"
+    );
+    assert_eq!(
+        writes(&gh),
+        [
+            pair("release", "PUT /pulls/7/merge"),
+            pair("workflow", "PATCH /issues/comments/5001"),
+        ]
+    );
+    gh.assert_all_writes_seen();
+}
