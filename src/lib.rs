@@ -5,6 +5,7 @@
 
 pub mod agent_state;
 pub mod app;
+pub mod assistant_context;
 pub mod audit;
 pub mod chars;
 pub mod cli;
