@@ -1,8 +1,10 @@
 //! The only orchestrator: load inputs → decide (pure) → apply effects → report.
 
 mod audit_file;
+mod context;
 mod effects;
 mod finish;
+mod input_file;
 mod ledger;
 mod marked_comment;
 mod pipeline;
@@ -11,6 +13,7 @@ mod stages;
 mod state;
 mod upload;
 mod verify;
+mod workspace_file;
 
 use std::io::Read;
 use std::path::Path;
@@ -46,6 +49,9 @@ async fn dispatch(settings: &Settings) -> Result<Outcome> {
         CommandKind::Run(Stage::Verify) => verify::run(settings, settings.verify_file.as_deref()),
         CommandKind::Run(Stage::StateGet) => state::get(settings, None).await,
         CommandKind::Run(Stage::StatePut) => state::put(settings, None).await,
+        CommandKind::Run(Stage::ContextValidate) => context::validate(settings),
+        CommandKind::Run(Stage::ContextSync) => context::sync(settings, None).await,
+        CommandKind::ContextShow => context::show(settings),
         CommandKind::Run(stage @ Stage::Guard) => {
             let event = load_event(settings)?;
             if !event.is_pull_request_event() {

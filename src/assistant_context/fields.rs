@@ -94,12 +94,17 @@ impl Status {
     }
 }
 
-/// A timestamp as written, and the instant it names.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A timestamp as written, and the instant it names; serialized as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Timestamp {
     pub text: String,
-    #[serde(skip)]
     pub instant: DateTime<FixedOffset>,
+}
+
+impl Serialize for Timestamp {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text)
+    }
 }
 
 /// The fields a file sets; `None` = missing (or null).

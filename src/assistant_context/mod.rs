@@ -12,12 +12,14 @@
 //!
 //! Modules, each depending only on those before it: `problem` (what is wrong, where),
 //! `split` (front matter and body), `yaml` (the top level with byte spans), `time`
-//! (ISO 8601 with a zone), `fields` (types), `edit` (the writer).
+//! (ISO 8601 with a zone), `fields` (types), `edit` (the writer), `sync` (the mapping to
+//! and from `<agent-state>`).
 
 mod edit;
 mod fields;
 mod problem;
 mod split;
+pub mod sync;
 mod time;
 mod yaml;
 

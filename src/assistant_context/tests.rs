@@ -165,10 +165,10 @@ fn the_rfc_example_is_valid_and_typed() {
 #[test]
 fn the_rfc_template_is_refused_where_its_prose_breaks_the_yaml() {
     insta::assert_debug_snapshot!(problems("ASSISTANT_CONTEXT_TEMPLATE.md", RFC_TEMPLATE), @r#"
-        [
-            "ASSISTANT_CONTEXT_TEMPLATE.md:4:1: `front matter`: the YAML is a scalar, not a mapping of fields such as `id: …`",
-        ]
-        "#);
+    [
+        "ASSISTANT_CONTEXT_TEMPLATE.md:4:1: `front matter`: the YAML is a scalar, not a mapping of fields such as `id: …`",
+    ]
+    "#);
 }
 
 #[test]
@@ -316,41 +316,41 @@ fn invalid_files_name_file_line_column_and_field() {
         .map(|(text, path)| problems(path, text))
         .collect();
     insta::assert_debug_snapshot!(shown, @r#"
+    [
         [
-            [
-                "ASSISTANT_CONTEXT.md:3:7: `id`: invalid YAML: illegal placement of ':' indicator",
-            ],
-            [
-                "ASSISTANT_CONTEXT.md:2:5: `id`: `id` must be a string, but `42` is read as a number; quote it",
-                "ASSISTANT_CONTEXT.md:3:13: `created_at`: `created_at` has a date but no time and time zone; write e.g. 2025-12-30T10:00:00+01:00 (found `2025-12-30`)",
-                "ASSISTANT_CONTEXT.md:4:13: `updated_at`: `updated_at` is not an ISO 8601 date and time with a time zone, such as 2025-12-30T10:00:00+01:00 or 2025-12-30T09:00:00Z (found `yesterday`)",
-                "ASSISTANT_CONTEXT.md:5:9: `status`: `status` is `done`; use one of active, paused, completed",
-                "ASSISTANT_CONTEXT.md:6:16: `files_changed`: `files_changed` must be a list of strings (`- item` lines or `[\"a\", \"b\"]`), but is a string",
-                "ASSISTANT_CONTEXT.md:9:5: `next_steps`: item 2 is a list; each item must be a string",
-                "ASSISTANT_CONTEXT.md:11:7: `user`: an alias (`*name`) is not allowed for a known field; write the value out",
-            ],
-            [
-                "ASSISTANT_CONTEXT.md:3:1: `id`: `id` appears more than once (first on line 2); keep one",
-                "ASSISTANT_CONTEXT.md:4:1: `<<`: a merge key (`<<`) is not allowed at the top level; write the fields out",
-                "ASSISTANT_CONTEXT.md:5:19: `location`: the tag `!secret` is not allowed here; remove it (values are plain YAML)",
-            ],
-            [
-                "ASSISTANT_CONTEXT.md:1:1: `front matter`: no YAML front matter: an ASSISTANT_CONTEXT.md starts with a line `---`, then the fields, then a closing line `---`",
-            ],
-            [
-                "ASSISTANT_CONTEXT.md:1:1: `front matter`: the front matter is not closed: add a line `---` after the fields",
-            ],
-            [
-                "ASSISTANT_CONTEXT.yaml:1:1: `document`: the YAML is a list, not a mapping of fields such as `id: …`",
-            ],
-            [
-                "ASSISTANT_CONTEXT.yaml:2:1: `document`: the file holds more than one YAML document; keep one mapping of fields",
-            ],
-            [
-                "ASSISTANT_CONTEXT.yaml:1:3: `document`: a key must be a plain name such as `purpose`, not a list or mapping",
-            ],
-        ]
-        "#);
+            "ASSISTANT_CONTEXT.md:3:7: `id`: invalid YAML: illegal placement of ':' indicator",
+        ],
+        [
+            "ASSISTANT_CONTEXT.md:2:5: `id`: `id` must be a string, but `42` is read as a number; quote it",
+            "ASSISTANT_CONTEXT.md:3:13: `created_at`: `created_at` has a date but no time and time zone; write e.g. 2025-12-30T10:00:00+01:00 (found `2025-12-30`)",
+            "ASSISTANT_CONTEXT.md:4:13: `updated_at`: `updated_at` is not an ISO 8601 date and time with a time zone, such as 2025-12-30T10:00:00+01:00 or 2025-12-30T09:00:00Z (found `yesterday`)",
+            "ASSISTANT_CONTEXT.md:5:9: `status`: `status` is `done`; use one of active, paused, completed",
+            "ASSISTANT_CONTEXT.md:6:16: `files_changed`: `files_changed` must be a list of strings (`- item` lines or `[\"a\", \"b\"]`), but is a string",
+            "ASSISTANT_CONTEXT.md:9:5: `next_steps`: item 2 is a list; each item must be a string",
+            "ASSISTANT_CONTEXT.md:11:7: `user`: an alias (`*name`) is not allowed for a known field; write the value out",
+        ],
+        [
+            "ASSISTANT_CONTEXT.md:3:1: `id`: `id` appears more than once (first on line 2); keep one",
+            "ASSISTANT_CONTEXT.md:4:1: `<<`: a merge key (`<<`) is not allowed at the top level; write the fields out",
+            "ASSISTANT_CONTEXT.md:5:19: `location`: the tag `!secret` is not allowed here; remove it (values are plain YAML)",
+        ],
+        [
+            "ASSISTANT_CONTEXT.md:1:1: `front matter`: no YAML front matter: an ASSISTANT_CONTEXT.md starts with a line `---`, then the fields, then a closing line `---`",
+        ],
+        [
+            "ASSISTANT_CONTEXT.md:1:1: `front matter`: the front matter is not closed: add a line `---` after the fields",
+        ],
+        [
+            "ASSISTANT_CONTEXT.yaml:1:1: `document`: the YAML is a list, not a mapping of fields such as `id: …`",
+        ],
+        [
+            "ASSISTANT_CONTEXT.yaml:2:1: `document`: the file holds more than one YAML document; keep one mapping of fields",
+        ],
+        [
+            "ASSISTANT_CONTEXT.yaml:1:3: `document`: a key must be a plain name such as `purpose`, not a list or mapping",
+        ],
+    ]
+    "#);
 }
 
 #[test]
@@ -418,14 +418,14 @@ fn edits_are_checked_before_writing() {
     })
     .collect();
     insta::assert_debug_snapshot!(errors, @r#"
-        [
-            "`status`: use one of active, paused, completed",
-            "`updated_at`: is not an ISO 8601 date and time with a time zone, such as 2025-12-30T10:00:00+01:00 or 2025-12-30T09:00:00Z",
-            "`files_changed` takes a list of strings",
-            "`id` takes a string",
-            "`id` is given more than once",
-        ]
-        "#);
+    [
+        "`status`: use one of active, paused, completed",
+        "`updated_at`: is not an ISO 8601 date and time with a time zone, such as 2025-12-30T10:00:00+01:00 or 2025-12-30T09:00:00Z",
+        "`files_changed` takes a list of strings",
+        "`id` takes a string",
+        "`id` is given more than once",
+    ]
+    "#);
 }
 
 #[test]

@@ -154,6 +154,7 @@ release:
   rollback: true
 agent_state:
   trusted_authors: ["my-agent[bot]"]
+  max_tool_calls: 40
 "#,
         "p.yml",
     )
@@ -167,6 +168,15 @@ agent_state:
     assert_eq!(p.release.require_label.as_deref(), Some(""));
     assert_eq!(p.review.docs.as_ref().unwrap().map.len(), 1);
     assert_eq!(p.agent_state.trusted_authors, vec!["my-agent[bot]"]);
+    assert_eq!(p.agent_state.max_tool_calls, 40);
+    assert_eq!(
+        Policy::parse("agent_state: {}\n", "p.yml")
+            .unwrap()
+            .agent_state
+            .max_tool_calls,
+        15
+    );
+    assert!(Policy::parse("agent_state:\n  max_tool_calls: -1\n", "p.yml").is_err());
 }
 
 #[test]

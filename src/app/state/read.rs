@@ -25,6 +25,8 @@ pub struct Latest {
     pub capped: bool,
     /// The run key of the comment the state came from, when the token's login wrote it.
     pub own_run_key: Option<String>,
+    /// `agent_state.max_tool_calls` of the policy: more `metrics.tool_calls` warns.
+    pub max_tool_calls: u64,
 }
 
 pub async fn read_latest(settings: &Settings, gh: &GitHub, issue: u64) -> Result<Latest> {
@@ -73,6 +75,7 @@ pub async fn read_latest(settings: &Settings, gh: &GitHub, issue: u64) -> Result
         comments_read,
         capped,
         own_run_key,
+        max_tool_calls: policy.agent_state.max_tool_calls,
     })
 }
 
