@@ -287,3 +287,37 @@ async fn secrets_are_refused_in_every_element_and_nothing_is_posted() {
     }
     assert!(gh.posted().await.is_empty());
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_api_sized_memory_keeps_every_repository_name_and_says_what_was_left_out() {
+    let gh = world().await;
+    let repos = std::fs::read_to_string(crate::support::data("github/repos-280.json")).unwrap();
+    let run = put(&gh)
+        .workspace_file("memory.json", &repos)
+        .input("memory", "@memory.json")
+        .input("step", "listing")
+        .run()
+        .await;
+    run.assert_code(0);
+    let posted = gh.posted().await;
+    let chars = posted[0].chars().count();
+    assert!((65_536 * 9 / 10..=65_536).contains(&chars), "{chars}");
+    let memory: serde_json::Value = serde_json::from_str(run.output("state-memory")).unwrap();
+    let original: serde_json::Value = serde_json::from_str(&repos).unwrap();
+    let kept = memory.as_array().unwrap();
+    for (item, orig) in kept.iter().zip(original.as_array().unwrap()) {
+        assert_eq!(
+            (&item["name"], &item["full_name"]),
+            (&orig["name"], &orig["full_name"])
+        );
+    }
+    assert_eq!(kept[280]["(omitted)"]["of"], 9_240);
+    assert!(
+        run.annotations()
+            .iter()
+            .any(|a| a.starts_with("::notice") && a.contains("compacted")),
+        "{:?}",
+        run.annotations()
+    );
+    assert!(run.summary.contains("items kept"), "{}", run.summary);
+}
