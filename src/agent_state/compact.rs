@@ -194,6 +194,16 @@ struct Node<'a> {
     children: Vec<usize>,
 }
 
+/// A node met but not numbered yet, during the walk.
+struct Pending<'a> {
+    value: &'a Value,
+    parent: Option<usize>,
+    key: Option<&'a str>,
+    depth: usize,
+    rank: usize,
+    key_field: bool,
+}
+
 struct Tree<'a> {
     nodes: Vec<Node<'a>>,
     /// Unit node ids in fill order.
@@ -204,9 +214,23 @@ impl<'a> Tree<'a> {
     fn of(root: &'a Value, measure: &dyn Fn(&str) -> usize) -> Tree<'a> {
         let mut nodes: Vec<Node<'a>> = Vec::new();
         // (value, parent, key, depth, rank, key_field)
-        let mut stack: Vec<(&Value, Option<usize>, Option<&str>, usize, usize, bool)> =
-            vec![(root, None, None, 0, 0, false)];
-        while let Some((value, parent, key, depth, rank, key_field)) = stack.pop() {
+        let mut stack = vec![Pending {
+            value: root,
+            parent: None,
+            key: None,
+            depth: 0,
+            rank: 0,
+            key_field: false,
+        }];
+        while let Some(Pending {
+            value,
+            parent,
+            key,
+            depth,
+            rank,
+            key_field,
+        }) = stack.pop()
+        {
             let id = nodes.len();
             let container = matches!(value, Value::Object(m) if !m.is_empty())
                 || matches!(value, Value::Array(a) if !a.is_empty());
@@ -237,19 +261,26 @@ impl<'a> Tree<'a> {
                     for (index, (k, v)) in map.iter().enumerate().rev() {
                         let position = KEY_FIELDS.iter().position(|f| f == k);
                         let rank = position.unwrap_or(index);
-                        stack.push((
-                            v,
-                            Some(id),
-                            Some(k.as_str()),
-                            depth + 1,
+                        stack.push(Pending {
+                            value: v,
+                            parent: Some(id),
+                            key: Some(k.as_str()),
+                            depth: depth + 1,
                             rank,
-                            position.is_some(),
-                        ));
+                            key_field: position.is_some(),
+                        });
                     }
                 }
                 Value::Array(items) => {
                     for (index, v) in items.iter().enumerate().rev() {
-                        stack.push((v, Some(id), None, depth + 1, index, false));
+                        stack.push(Pending {
+                            value: v,
+                            parent: Some(id),
+                            key: None,
+                            depth: depth + 1,
+                            rank: index,
+                            key_field: false,
+                        });
                     }
                 }
                 _ => {}

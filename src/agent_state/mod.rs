@@ -26,7 +26,7 @@ pub mod parse;
 pub mod put;
 pub mod render;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 pub mod trust;
 pub mod v21;
 mod xml;

@@ -9,6 +9,7 @@ mod ledger;
 mod marked_comment;
 mod pipeline;
 mod policy_source;
+mod registry;
 mod stages;
 mod state;
 mod upload;
@@ -52,6 +53,8 @@ async fn dispatch(settings: &Settings) -> Result<Outcome> {
         CommandKind::Run(Stage::ContextValidate) => context::validate(settings),
         CommandKind::Run(Stage::ContextSync) => context::sync(settings, None).await,
         CommandKind::ContextShow => context::show(settings),
+        CommandKind::Run(Stage::Report) => registry::report(settings).await,
+        CommandKind::Run(Stage::Assign) => registry::assign(settings, None).await,
         CommandKind::Run(stage @ Stage::Guard) => {
             let event = load_event(settings)?;
             if !event.is_pull_request_event() {
@@ -71,6 +74,7 @@ async fn run_stages(settings: &Settings, event: Event, stages: &[Stage]) -> Resu
     match stages.first() {
         Some(Stage::Guard) => pipeline::run(settings, &event, stages).await,
         Some(Stage::StateGet) => state::get(settings, Some(event)).await,
+        Some(Stage::Assign) => registry::assign(settings, Some(event)).await,
         Some(&other) => not_available(settings, other),
         None => nothing_to_do(settings, "no stage to run"),
     }

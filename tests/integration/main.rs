@@ -11,6 +11,7 @@ mod guard;
 mod hardening;
 mod hostile;
 mod ledger;
+mod registry;
 mod state;
 mod state_v21;
 mod verify;

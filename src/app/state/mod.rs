@@ -14,7 +14,7 @@ pub(crate) use get::announce;
 pub use get::run as get;
 pub(crate) use put::publish;
 pub use put::run as put;
-pub(crate) use read::read_latest;
+pub(crate) use read::{MAX_PAGES, read_error, read_latest, trust_policy};
 
 use super::{github_client, load_event, repository_of};
 use crate::agent_state::AgentState;
@@ -64,6 +64,25 @@ impl Target {
             },
         };
         let repo = repository_of(settings, event.as_ref())?;
+        Target::with_issue(settings, issue, repo, command)
+    }
+
+    /// A named issue of the run's repository (the registry issue of `report`).
+    pub(crate) fn resolve_issue(settings: &Settings, issue: u64, command: &str) -> Result<Target> {
+        let event = match settings.repo {
+            None if settings.event.is_some() => Some(load_event(settings)?),
+            _ => None,
+        };
+        let repo = repository_of(settings, event.as_ref())?;
+        Target::with_issue(settings, issue, repo, command)
+    }
+
+    fn with_issue(
+        settings: &Settings,
+        issue: u64,
+        repo: RepoName,
+        command: &str,
+    ) -> Result<Target> {
         let gh = github_client(settings, &repo, settings.token.as_ref())?.ok_or_else(|| {
             Error::Usage(format!(
                 "input `github-token` is empty: `{command}` reads the issue through the GitHub \

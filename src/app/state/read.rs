@@ -103,7 +103,7 @@ fn borrowed(c: &StateComment) -> IssueComment<'_> {
 /// The policy whose `agent_state.trusted_authors` extends trust. In Actions it is the
 /// default branch's file from the same request as the comments (an issue comment cannot
 /// change it); the CLI reads a local file only when `--policy` names one.
-fn trust_policy(settings: &Settings, api_text: Option<String>) -> Result<Policy> {
+pub(crate) fn trust_policy(settings: &Settings, api_text: Option<String>) -> Result<Policy> {
     let path = &settings.policy_path;
     if !settings.in_actions && settings.policy_explicit {
         let full = settings.workspace.join(path);
@@ -128,7 +128,7 @@ fn trust_policy(settings: &Settings, api_text: Option<String>) -> Result<Policy>
     Ok(policy)
 }
 
-fn read_error(e: ApiError, issue: u64, gh: &GitHub) -> Error {
+pub(crate) fn read_error(e: ApiError, issue: u64, gh: &GitHub) -> Error {
     match e {
         ApiError::NotFound { .. } => Error::Input(format!(
             "issue #{issue} was not found in {}, or the token cannot read it: check the `issue` \
