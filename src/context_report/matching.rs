@@ -112,6 +112,19 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        #[test]
+        fn any_title_and_labels_give_ids_without_panicking(
+            title in proptest::prelude::any::<String>(),
+            labels in proptest::collection::vec(proptest::prelude::any::<String>(), 0..4),
+        ) {
+            let facts = IssueFacts { number: 1, title, labels, repository: "o/r".into() };
+            let ids = task_ids(&facts);
+            proptest::prop_assert!(ids.len() >= 2);
+            let _ = project_ids(&facts);
+        }
+    }
+
     #[test]
     fn matching_ignores_case_and_spaces() {
         let ids = task_ids(&issue("T011: x", &[]));

@@ -100,7 +100,7 @@ pub async fn report(settings: &Settings) -> Result<Outcome> {
                 );
                 ("read_only", String::new())
             }
-            Err(FindError::Api(e)) => return Err(e.into()),
+            Err(FindError::Api(e)) => return Err(read_error(e, registry, &target.gh)),
             Err(e @ FindError::UnknownIdentity) => return Err(Error::Api(e.to_string())),
         }
     };
