@@ -202,7 +202,7 @@ fn report_secrets(problems: &mut Problems, text: &str, layout: Option<&Layout>, 
             },
             &field,
             format!(
-                "holds what looks like a {} in plaintext; RFC 0001 forbids secrets in \
+                "holds a plaintext secret ({}); RFC 0001 forbids secrets in \
                  ASSISTANT_CONTEXT files: point to an environment variable or a secret store",
                 found.kind
             ),

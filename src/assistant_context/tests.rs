@@ -364,8 +364,8 @@ fn a_secret_is_named_by_field_and_line_never_by_value() {
     assert_eq!(
         found,
         [
-            "ASSISTANT_CONTEXT.md:4:16: `next_steps`: holds what looks like a GitHub token in plaintext; RFC 0001 forbids secrets in ASSISTANT_CONTEXT files: point to an environment variable or a secret store",
-            "ASSISTANT_CONTEXT.md:6:23: `body`: holds what looks like a AWS access key ID in plaintext; RFC 0001 forbids secrets in ASSISTANT_CONTEXT files: point to an environment variable or a secret store",
+            "ASSISTANT_CONTEXT.md:4:16: `next_steps`: holds a plaintext secret (GitHub token); RFC 0001 forbids secrets in ASSISTANT_CONTEXT files: point to an environment variable or a secret store",
+            "ASSISTANT_CONTEXT.md:6:23: `body`: holds a plaintext secret (AWS access key ID); RFC 0001 forbids secrets in ASSISTANT_CONTEXT files: point to an environment variable or a secret store",
         ]
     );
     assert!(
@@ -378,7 +378,7 @@ fn a_secret_is_named_by_field_and_line_never_by_value() {
     let refused = file.edited(&[Edit::text(Field::Purpose, format!("password={token}"))]);
     let message = refused.err().map(|e| e.to_string()).unwrap_or_default();
     assert!(
-        message.contains("`purpose`: holds what looks like a GitHub token"),
+        message.contains("`purpose`: holds a plaintext secret (GitHub token)"),
         "{message}"
     );
     assert!(!message.contains(&token));

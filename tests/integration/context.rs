@@ -103,7 +103,7 @@ async fn the_cli_names_files_and_a_secret_by_field_and_line_only() {
     assert!(!run.stdout.contains(&token) && !run.stderr.contains(&token));
     insta::assert_snapshot!(run.stdout, @r"
     invalid  a/ASSISTANT_CONTEXT.md
-      a/ASSISTANT_CONTEXT.md:3:23: `purpose`: holds what looks like a GitHub token in plaintext; RFC 0001 forbids secrets in ASSISTANT_CONTEXT files: point to an environment variable or a secret store
+      a/ASSISTANT_CONTEXT.md:3:23: `purpose`: holds a plaintext secret (GitHub token); RFC 0001 forbids secrets in ASSISTANT_CONTEXT files: point to an environment variable or a secret store
     ok       b/ASSISTANT_CONTEXT.md
     ");
     let run = Council::cli()
@@ -225,7 +225,7 @@ async fn an_invalid_or_secret_file_is_never_synced() {
         run.assert_code(2);
         assert!(
             run.stdout
-                .contains("`purpose`: holds what looks like a GitHub token"),
+                .contains("`purpose`: holds a plaintext secret (GitHub token)"),
             "{}",
             run.stdout
         );

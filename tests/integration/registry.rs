@@ -157,7 +157,7 @@ async fn a_bad_report_is_exit_2_naming_the_field_and_nothing_is_posted() {
             "`contextReport.contextWindow.totalTokens`: is -3; counts cannot be negative",
         ),
         (future, "is in the future"),
-        (secret, "holds what looks like a GitHub token"),
+        (secret, "holds a secret (GitHub token)"),
         (
             json!({"contextReport": {"agentId": "a"}}),
             "`contextReport.contextWindow`: is required",

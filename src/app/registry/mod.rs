@@ -68,7 +68,7 @@ pub async fn report(settings: &Settings) -> Result<Outcome> {
         .collect();
     if !secrets.is_empty() {
         return Err(bad(format!(
-            "holds what looks like a {}; nothing was posted (the registry issue is readable by \
+            "holds a secret ({}); nothing was posted (the registry issue is readable by \
              everyone who can read the repository)",
             secrets.join(", ")
         )));
