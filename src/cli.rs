@@ -68,7 +68,19 @@ pub enum StateCommand {
 
 #[derive(Debug, Clone, Subcommand)]
 pub enum ContextCommand {
-    Validate,
+    /// Check ASSISTANT_CONTEXT files (default: every ASSISTANT_CONTEXT.md/.yaml in the
+    /// repository); exit 1 naming file, line, column and field when one is invalid.
+    Validate {
+        /// Files to check.
+        paths: Vec<PathBuf>,
+    },
+    /// One file's fields, unknown keys and body (`--json` for machines).
+    Show {
+        /// The ASSISTANT_CONTEXT file.
+        path: PathBuf,
+    },
+    /// Map an issue's latest `<agent-state>` onto the file (`--direction to-file`, the
+    /// default) or post the file as an `<agent-state>` (`to-issue`).
     Sync,
 }
 
@@ -141,6 +153,33 @@ pub struct Inputs {
     /// state-put: the human summary shown above the block
     #[arg(long, global = true, env = "INPUT_SUMMARY")]
     pub summary: Option<String>,
+    /// state-put: the writing agent's name (`<agent>`)
+    #[arg(long, global = true, env = "INPUT_AGENT")]
+    pub agent: Option<String>,
+    /// state-put: `<plan>` as JSON [{"status": "done", "text": "…"}], inline or `@path`
+    #[arg(long, global = true, env = "INPUT_PLAN")]
+    pub plan: Option<String>,
+    /// state-put: `<input_request>`: a question for the human, or JSON {"status", "question"}
+    #[arg(long, global = true, env = "INPUT_INPUT-REQUEST")]
+    pub input_request: Option<String>,
+    /// state-put: `<metrics>` as JSON {"tool_calls", "errors", "cost_estimate", "generated_at"}
+    #[arg(long, global = true, env = "INPUT_METRICS")]
+    pub metrics: Option<String>,
+    /// context-sync: the ASSISTANT_CONTEXT file, relative to the workspace
+    #[arg(
+        long,
+        global = true,
+        env = "INPUT_CONTEXT-FILE",
+        visible_alias = "file",
+        value_name = "PATH"
+    )]
+    pub context_file: Option<String>,
+    /// context-sync: `to-file` (default) or `to-issue`
+    #[arg(long, global = true, env = "INPUT_DIRECTION")]
+    pub direction: Option<String>,
+    /// report: the agent's context report, JSON inline or `@path`
+    #[arg(long, global = true, env = "INPUT_REPORT", value_name = "JSON")]
+    pub report: Option<String>,
     /// Extra logins whose blocks are trusted (comma or newline separated)
     #[arg(
         long,
@@ -175,6 +214,10 @@ pub struct LocalFlags {
     /// state put: post even when the memory looks like it holds a secret
     #[arg(long, global = true)]
     pub allow_secrets: bool,
+    /// assign: label the issue `agent:<id>` (in Actions the label is always applied,
+    /// unless `dry-run`)
+    #[arg(long, global = true)]
+    pub apply: bool,
 }
 
 /// The action input names this CLI reads, in action.yml's spelling.
@@ -219,6 +262,20 @@ mod tests {
         assert_eq!(cli.inputs.dry_run.as_deref(), Some("true"));
         assert_eq!(cli.inputs.close_on_fail.as_deref(), Some("false"));
         assert!(matches!(cli.command, Some(Command::Guard)));
+    }
+
+    #[test]
+    fn context_commands_take_paths_and_file_is_an_alias() {
+        let cli =
+            Cli::try_parse_from(["council", "context", "validate", "a.md", "b/c.yaml"]).unwrap();
+        assert!(
+            matches!(&cli.command, Some(Command::Context(ContextCommand::Validate { paths })) if paths.len() == 2)
+        );
+        let cli = Cli::try_parse_from([
+            "council", "context", "sync", "--issue", "3", "--file", "X.md",
+        ])
+        .unwrap();
+        assert_eq!(cli.inputs.context_file.as_deref(), Some("X.md"));
     }
 
     #[test]

@@ -5,9 +5,11 @@
 
 pub mod agent_state;
 pub mod app;
+pub mod assistant_context;
 pub mod audit;
 pub mod chars;
 pub mod cli;
+pub mod context_report;
 pub mod error;
 pub mod event;
 pub mod gates;

@@ -59,6 +59,32 @@ impl Runner {
             eprintln!("{}", terminal_line(level, title, message));
         }
     }
+
+    /// An annotation GitHub shows on a line of a file (the message still names the
+    /// place, for logs and the terminal).
+    pub fn annotate_at(&self, level: Level, title: &str, at: &FileLine, message: &str) {
+        if self.actions {
+            println!(
+                "::{} file={},line={},col={},title={}::{}",
+                level.command(),
+                escape_property(&at.file),
+                at.line,
+                at.column,
+                escape_property(title),
+                escape_data(message)
+            );
+        } else {
+            eprintln!("{}", terminal_line(level, title, message));
+        }
+    }
+}
+
+/// A place in a file of the repository, for [`Runner::annotate_at`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileLine {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
 }
 
 fn append(path: &PathBuf, text: &str) -> Result<()> {

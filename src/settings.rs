@@ -86,6 +86,8 @@ impl RunnerEnv {
 pub enum CommandKind {
     Auto,
     Run(Stage),
+    /// `council context show PATH` (CLI only: it reads a local file and writes nothing).
+    ContextShow,
 }
 
 /// `council verify`: the file (the event's PR audit file when `None`), earlier files that
@@ -117,6 +119,7 @@ impl CommandKind {
         match self {
             CommandKind::Auto => "auto",
             CommandKind::Run(stage) => stage.name(),
+            CommandKind::ContextShow => "context-show",
         }
     }
 }
@@ -129,6 +132,49 @@ pub struct StateInputs {
     pub memory: Option<String>,
     pub next_action: Option<String>,
     pub summary: Option<String>,
+    pub agent: Option<String>,
+    pub plan: Option<String>,
+    pub input_request: Option<String>,
+    pub metrics: Option<String>,
+}
+
+/// `context-sync`: which way the mapping goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Direction {
+    /// The issue's latest `<agent-state>` onto the file.
+    #[default]
+    ToFile,
+    /// The file as a new `<agent-state>` on the issue.
+    ToIssue,
+}
+
+impl Direction {
+    fn from_input(value: Option<String>) -> Result<Direction> {
+        match non_empty(value).as_deref().map(str::trim) {
+            None | Some("to-file") => Ok(Direction::ToFile),
+            Some("to-issue") => Ok(Direction::ToIssue),
+            Some(other) => Err(Error::Usage(format!(
+                "input `direction` (--direction): `{other}` is not a direction; use to-file or to-issue"
+            ))),
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::ToFile => "to-file",
+            Direction::ToIssue => "to-issue",
+        }
+    }
+}
+
+/// The ASSISTANT_CONTEXT commands' inputs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContextInputs {
+    /// `context-file` (`--file`): the file `context sync` reads and writes.
+    pub file: Option<String>,
+    pub direction: Direction,
+    /// `context validate PATH…` / `context show PATH`; empty = every file in the repository.
+    pub paths: Vec<PathBuf>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -171,6 +217,11 @@ pub struct Settings {
     pub artifact: RuntimeEnv,
     pub json: bool,
     pub allow_secrets: bool,
+    pub context: ContextInputs,
+    /// `report`: the context report, inline JSON or `@path`.
+    pub report: Option<String>,
+    /// `assign --apply` (always on in Actions, where `dry-run` is the way to write nothing).
+    pub apply: bool,
 }
 
 pub const DEFAULT_POLICY_PATH: &str = ".github/council.yml";
@@ -179,6 +230,7 @@ impl Settings {
     pub fn resolve(cli: Cli, env: &RunnerEnv, cwd: PathBuf) -> Result<Settings> {
         let i = cli.inputs;
         let mut verify = VerifyOptions::default();
+        let mut context_paths = Vec::new();
         let command = match cli.command {
             Some(Command::Run) => CommandKind::Auto,
             Some(Command::Guard) => CommandKind::Run(Stage::Guard),
@@ -186,8 +238,13 @@ impl Settings {
             Some(Command::Release) => CommandKind::Run(Stage::Release),
             Some(Command::State(StateCommand::Get)) => CommandKind::Run(Stage::StateGet),
             Some(Command::State(StateCommand::Put)) => CommandKind::Run(Stage::StatePut),
-            Some(Command::Context(ContextCommand::Validate)) => {
+            Some(Command::Context(ContextCommand::Validate { paths })) => {
+                context_paths = paths;
                 CommandKind::Run(Stage::ContextValidate)
+            }
+            Some(Command::Context(ContextCommand::Show { path })) => {
+                context_paths = vec![path];
+                CommandKind::ContextShow
             }
             Some(Command::Context(ContextCommand::Sync)) => CommandKind::Run(Stage::ContextSync),
             Some(Command::Report) => CommandKind::Run(Stage::Report),
@@ -263,7 +320,18 @@ impl Settings {
                 memory: non_empty(i.memory),
                 next_action: non_empty(i.next_action),
                 summary: non_empty(i.summary),
+                agent: non_empty(i.agent),
+                plan: non_empty(i.plan),
+                input_request: non_empty(i.input_request),
+                metrics: non_empty(i.metrics),
             },
+            context: ContextInputs {
+                file: non_empty(i.context_file),
+                direction: Direction::from_input(i.direction)?,
+                paths: context_paths,
+            },
+            report: non_empty(i.report),
+            apply: cli.local.apply || in_actions,
             event: event_source(&cli.local, env)?,
             repo: non_empty(cli.local.repo)
                 .or_else(|| env.get("GITHUB_REPOSITORY").map(str::to_string)),
@@ -430,6 +498,9 @@ mod tests {
     fn the_command_input_picks_the_subcommand() {
         let s = resolve(&["council", "--command", "state-get"], &[]).unwrap();
         assert_eq!(s.command, CommandKind::Run(Stage::StateGet));
+        let s = resolve(&["council", "context", "show", "A.md", "--json"], &[]).unwrap();
+        assert_eq!(s.command, CommandKind::ContextShow);
+        assert_eq!(s.context.paths, vec![PathBuf::from("A.md")]);
         let err = resolve(&["council", "--command", "merge-everything"], &[]).unwrap_err();
         assert_eq!(err.exit_code(), 2);
         let s = resolve(&["council", "guard", "--command", "review"], &[]).unwrap();
@@ -510,6 +581,29 @@ mod tests {
         );
         assert_eq!(s.event.unwrap().name, "pull_request");
         assert_eq!(s.workspace, PathBuf::from("/github/workspace"));
+    }
+
+    #[test]
+    fn direction_and_apply() {
+        let s = resolve(&["council", "--direction", "to-issue"], &[]).unwrap();
+        assert_eq!(s.context.direction, Direction::ToIssue);
+        assert_eq!(
+            resolve(&["council"], &[]).unwrap().context.direction,
+            Direction::ToFile
+        );
+        let err = resolve(&["council", "--direction", "sideways"], &[]).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(!resolve(&["council", "assign"], &[]).unwrap().apply);
+        assert!(
+            resolve(&["council", "assign", "--apply"], &[])
+                .unwrap()
+                .apply
+        );
+        assert!(
+            resolve(&["council", "assign"], &[("GITHUB_ACTIONS", "true")])
+                .unwrap()
+                .apply
+        );
     }
 
     #[test]

@@ -4,7 +4,8 @@
 //!
 //! The comment never exceeds GitHub's 65,536 code points: the caller's summary is cut
 //! first (to [`SUMMARY_MAX_CHARS`]), then `memory` is compacted (see
-//! [`crate::agent_state::compact`]) and the summary says what was dropped. Other
+//! [`crate::agent_state::compact`]: key fields of every item first, no value shortened,
+//! what was left out counted) and the summary says what was left out. Other
 //! fields are never altered; if they alone are too long the caller gets an error.
 //!
 //! The fence is a run of backticks longer than any run inside the block, so no line
@@ -12,9 +13,10 @@
 
 use serde_json::Value;
 
-use crate::agent_state::compact::{Compaction, compact_json, thousands};
+use crate::agent_state::compact::{Compaction, compact_json_with, thousands};
 use crate::agent_state::model::{AgentState, Memory};
 use crate::agent_state::render::render_block;
+use crate::agent_state::xml::escaped_len;
 use crate::render::text::{escape_inline, escape_lines};
 
 /// GitHub's comment limit, in Unicode code points.
@@ -96,19 +98,39 @@ pub fn render_comment(
         .saturating_sub(4);
     let mut budget = COMMENT_CHAR_LIMIT.saturating_sub(fixed);
     while budget >= 4 {
-        let compaction = compact_json(&value, budget);
+        // Weighted as the block escapes it, so the first budget is nearly always right.
+        let compaction = compact_json_with(&value, budget, &escaped_len);
         written.memory = Some(Memory::from_value(&compaction.value));
         let note = compaction_note(&compaction);
         let body = assemble(&written, summary, Some(&note), &marker);
         let chars = body.chars().count();
         if chars <= COMMENT_CHAR_LIMIT {
-            return Ok(RenderedComment {
+            let first = RenderedComment {
                 body,
                 chars,
                 state: written,
                 compaction: Some(compaction),
                 summary_truncated,
-            });
+            };
+            // The first budget assumed the longest notice; give the slack back once.
+            let slack = COMMENT_CHAR_LIMIT - chars;
+            if slack > 256 {
+                let second = compact_json_with(&value, budget + slack - 64, &escaped_len);
+                let mut state = first.state.clone();
+                state.memory = Some(Memory::from_value(&second.value));
+                let body = assemble(&state, summary, Some(&compaction_note(&second)), &marker);
+                let chars = body.chars().count();
+                if chars <= COMMENT_CHAR_LIMIT {
+                    return Ok(RenderedComment {
+                        body,
+                        chars,
+                        state,
+                        compaction: Some(second),
+                        summary_truncated,
+                    });
+                }
+            }
+            return Ok(first);
         }
         // Escaping makes memory longer in the block than in JSON; shrink at least
         // geometrically so the loop ends quickly.
@@ -403,14 +425,22 @@ mod tests {
         };
         let rendered = render_comment(&state, None, "9").expect("fits after compaction");
         assert!(rendered.chars <= COMMENT_CHAR_LIMIT);
+        assert!(
+            rendered.chars * 10 >= COMMENT_CHAR_LIMIT * 9,
+            "{}",
+            rendered.chars
+        );
         assert_eq!(rendered.chars, rendered.body.chars().count());
         let compaction = rendered.compaction.as_ref().expect("compacted");
-        assert_eq!(compaction.notes, ["$.touched: showing 100 of 20,000 items"]);
-        assert!(
-            rendered
-                .body
-                .contains("- &#36;.touched: showing 100 of 20,000 items")
-        );
+        insta::assert_debug_snapshot!(compaction.notes, @r#"
+        [
+            "$.touched: 2,538 of 20,000 items kept",
+            "key fields: 1 of 1 kept, exact (shallow ones first)",
+            "other values: 2,538 of 20,000 kept",
+            "17,462 of 20,001 values left out, counted in \"(omitted)\"; nothing kept was shortened",
+        ]
+        "#);
+        assert!(rendered.body.contains("_Memory was compacted"));
         let back = read_back(&rendered.body);
         assert_eq!(back, rendered.state);
         let memory = back
@@ -418,6 +448,38 @@ mod tests {
             .and_then(|m| m.to_value().ok())
             .unwrap_or_default();
         assert_eq!(memory["title"], json!("Fix <auth> & login"));
+        assert_eq!(memory["touched"][0], json!("src/module_0/file.rs"));
+    }
+
+    #[test]
+    fn the_280_repositories_keep_every_name_in_the_posted_comment() {
+        let text = include_str!("../../tests/data/github/repos-280.json");
+        let repos: Value = serde_json::from_str(text).expect("fixture");
+        let state = AgentState {
+            memory: Some(Memory::from_value(&repos)),
+            ..AgentState::default()
+        };
+        let rendered = render_comment(&state, Some("Listed the repositories."), "r").expect("fits");
+        assert!(rendered.chars <= COMMENT_CHAR_LIMIT);
+        assert!(
+            rendered.chars * 10 >= COMMENT_CHAR_LIMIT * 9,
+            "{}",
+            rendered.chars
+        );
+        let memory = read_back(&rendered.body)
+            .memory
+            .and_then(|m| m.to_value().ok())
+            .unwrap_or_default();
+        for (kept, original) in memory
+            .as_array()
+            .into_iter()
+            .flatten()
+            .zip(repos.as_array().into_iter().flatten())
+        {
+            assert_eq!(kept["name"], original["name"]);
+            assert_eq!(kept["full_name"], original["full_name"]);
+        }
+        assert_eq!(memory.as_array().map(Vec::len), Some(281));
     }
 
     #[test]

@@ -11,6 +11,8 @@
 //! - `lenient`: escaping what a careless writer left unescaped, before the strict parse;
 //! - `parse`, `render`: one block to one state and back;
 //! - `find`, `trust`: the blocks of a comment, the trusted latest state of an issue;
+//! - `v21`: the typed view of the protocol's v2.1 elements (`<plan>`, `<input_request>`,
+//!   `<metrics>`), kept verbatim in the block like any other element;
 //! - `compact`, `comment`, `put`: writing a state as a comment that fits.
 
 pub mod comment;
@@ -24,8 +26,9 @@ pub mod parse;
 pub mod put;
 pub mod render;
 #[cfg(test)]
-mod testing;
+pub(crate) mod testing;
 pub mod trust;
+pub mod v21;
 mod xml;
 
 pub use comment::{

@@ -166,8 +166,9 @@ impl AgentState {
         }
     }
 
-    /// Token patterns in any field, with the field they were found in.
-    pub fn find_secrets(&self) -> Vec<(&'static str, SecretMatch)> {
+    /// Token patterns in any field or element (named by its element name, e.g.
+    /// `plan`), with where they were found.
+    pub fn find_secrets(&self) -> Vec<(String, SecretMatch)> {
         let texts = [
             ("agent", self.agent.as_deref()),
             ("intent", self.intent.as_deref()),
@@ -175,17 +176,14 @@ impl AgentState {
             ("memory", self.memory.as_ref().map(Memory::as_str)),
             ("next_action", self.next_action.as_deref()),
         ];
-        let unknown = self
-            .unknown
-            .iter()
-            .map(|u| ("unknown element", Some(u.xml())));
+        let unknown = self.unknown.iter().map(|u| (u.name(), Some(u.xml())));
         texts
             .into_iter()
             .chain(unknown)
             .flat_map(|(field, text)| {
                 find_secrets(text.unwrap_or(""))
                     .into_iter()
-                    .map(move |m| (field, m))
+                    .map(move |m| (field.to_owned(), m))
             })
             .collect()
     }
@@ -253,5 +251,13 @@ mod tests {
         };
         let found: Vec<_> = state.find_secrets().into_iter().map(|(f, _)| f).collect();
         assert_eq!(found, ["memory"]);
+        let state = AgentState {
+            unknown: UnknownElement::from_xml("<input_request><question>use ghp_abcdefghijklmnopqrstuvwxyz0123456789</question></input_request>")
+                .into_iter()
+                .collect(),
+            ..AgentState::default()
+        };
+        let found: Vec<_> = state.find_secrets().into_iter().map(|(f, _)| f).collect();
+        assert_eq!(found, ["input_request"]);
     }
 }

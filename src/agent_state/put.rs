@@ -1,20 +1,49 @@
 //! `state put` inputs → the state to write: validation, and the overlay on the latest
 //! state (fields not given are carried over, unknown elements included).
 
+use serde::Deserialize;
 use serde_json::Value;
 
-use crate::agent_state::model::{AgentState, Memory, Progress, is_step_token};
+use crate::agent_state::model::{AgentState, Memory, Progress, UnknownElement, is_step_token};
+use crate::agent_state::v21::{
+    InputRequest, Metrics, PlanItem, PlanStatus, RequestStatus, render_input_request,
+    render_metrics, render_plan, replace_element,
+};
 use crate::error::Error;
 use crate::markdown::count_tasks;
 
 /// Validated inputs; `None` fields are carried over from the latest state.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PutRequest {
+    pub agent: Option<String>,
     pub intent: Option<String>,
     pub step: Option<String>,
     pub progress: Option<ProgressInput>,
     pub memory: Option<Memory>,
     pub next_action: Option<String>,
+    pub plan: Option<Vec<PlanItem>>,
+    pub input_request: Option<InputRequest>,
+    pub metrics: Option<Metrics>,
+}
+
+impl PutRequest {
+    /// The v2.1 elements this request writes, as they will appear in the block.
+    pub fn elements(&self) -> Vec<UnknownElement> {
+        let mut xml = Vec::new();
+        if let Some(plan) = &self.plan {
+            xml.push(render_plan(plan));
+        }
+        if let Some(request) = &self.input_request {
+            xml.push(render_input_request(request));
+        }
+        if let Some(metrics) = &self.metrics {
+            xml.push(render_metrics(metrics));
+        }
+        // The renderers escape every value, so each is one well-formed element.
+        xml.iter()
+            .filter_map(|x| UnknownElement::from_xml(x).ok())
+            .collect()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,11 +56,18 @@ pub enum ProgressInput {
 /// Raw text of the inputs (`memory` already read from `@path` when it was one).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PutInputs<'a> {
+    pub agent: Option<&'a str>,
     pub intent: Option<&'a str>,
     pub step: Option<&'a str>,
     pub progress: Option<&'a str>,
     pub memory: Option<&'a str>,
     pub next_action: Option<&'a str>,
+    /// JSON: `[{"status": "done", "text": "…"}, …]`.
+    pub plan: Option<&'a str>,
+    /// JSON `{"status": …, "question": …}`, or plain text: an open question.
+    pub input_request: Option<&'a str>,
+    /// JSON `{"tool_calls": …, "errors": …, "cost_estimate": …, "generated_at": …}`.
+    pub metrics: Option<&'a str>,
 }
 
 pub fn validate(inputs: &PutInputs) -> Result<PutRequest, Error> {
@@ -71,18 +107,148 @@ pub fn validate(inputs: &PutInputs) -> Result<PutRequest, Error> {
             Some(Memory::from_value(&value))
         }
     };
+    let agent = match inputs.agent.map(str::trim) {
+        Some("") => return Err(bad("agent", "is empty".into())),
+        other => other.map(str::to_string),
+    };
     Ok(PutRequest {
+        agent,
         intent: inputs.intent.map(str::to_string),
         step,
         progress,
         memory,
         next_action: inputs.next_action.map(str::to_string),
+        plan: inputs.plan.map(parse_plan).transpose()?,
+        input_request: inputs.input_request.map(parse_input_request).transpose()?,
+        metrics: inputs.metrics.map(parse_metrics).transpose()?,
+    })
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PlanItemInput {
+    status: String,
+    text: String,
+}
+
+fn parse_plan(text: &str) -> Result<Vec<PlanItem>, Error> {
+    let bad = |why: String| Error::Input(format!("input `plan`: {why}"));
+    let items: Vec<PlanItemInput> = serde_json::from_str(text).map_err(|e| {
+        bad(format!(
+            "{e}; expected a JSON array such as [{{\"status\": \"done\", \"text\": \"Write the parser\"}}]"
+        ))
+    })?;
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let status = PlanStatus::parse(&item.status).ok_or_else(|| {
+                bad(format!(
+                    "item {} has status `{}`; use pending, in_progress or done",
+                    i + 1,
+                    item.status
+                ))
+            })?;
+            if item.text.trim().is_empty() {
+                return Err(bad(format!("item {} has no text", i + 1)));
+            }
+            Ok(PlanItem {
+                status,
+                text: item.text,
+            })
+        })
+        .collect()
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InputRequestInput {
+    #[serde(default)]
+    status: Option<String>,
+    #[serde(default)]
+    question: Option<String>,
+}
+
+fn parse_input_request(text: &str) -> Result<InputRequest, Error> {
+    let bad = |why: String| Error::Input(format!("input `input-request`: {why}"));
+    if !text.trim_start().starts_with('{') {
+        return Ok(InputRequest::new(
+            Some(RequestStatus::Waiting),
+            Some(text.trim().to_owned()),
+        ));
+    }
+    let input: InputRequestInput = serde_json::from_str(text).map_err(|e| {
+        bad(format!(
+            "{e}; expected {{\"status\": \"waiting\", \"question\": \"…\"}} or the question as plain text"
+        ))
+    })?;
+    let status = input
+        .status
+        .map(|s| {
+            RequestStatus::parse(&s).ok_or_else(|| {
+                bad(format!(
+                    "status `{s}` is not one of waiting, pending, received, answered, none"
+                ))
+            })
+        })
+        .transpose()?;
+    let question = input.question.filter(|q| !q.trim().is_empty());
+    let request = InputRequest::new(status, question);
+    if request.is_open() && request.question.is_none() {
+        return Err(bad(
+            "an open request needs a `question` for the human".into()
+        ));
+    }
+    Ok(request)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MetricsInput {
+    #[serde(default)]
+    tool_calls: Option<u64>,
+    #[serde(default)]
+    errors: Option<u64>,
+    #[serde(default)]
+    cost_estimate: Option<f64>,
+    #[serde(default)]
+    generated_at: Option<String>,
+}
+
+fn parse_metrics(text: &str) -> Result<Metrics, Error> {
+    let bad = |why: String| Error::Input(format!("input `metrics`: {why}"));
+    let input: MetricsInput = serde_json::from_str(text).map_err(|e| {
+        bad(format!(
+            "{e}; expected {{\"tool_calls\": 12, \"errors\": 0, \"cost_estimate\": 0.15}} \
+             (whole numbers ≥ 0, a cost ≥ 0)"
+        ))
+    })?;
+    if let Some(cost) = input.cost_estimate
+        && !(cost.is_finite() && cost >= 0.0)
+    {
+        return Err(bad(format!("cost_estimate {cost} is not a number ≥ 0")));
+    }
+    if let Some(at) = &input.generated_at {
+        crate::assistant_context::parse_timestamp(at)
+            .map_err(|why| bad(format!("generated_at {why}")))?;
+    }
+    Ok(Metrics {
+        tool_calls: input.tool_calls,
+        errors: input.errors,
+        cost_estimate: input.cost_estimate,
+        generated_at: input.generated_at,
     })
 }
 
 /// The new state: the request over the latest state; `auto` progress from the issue body.
 pub fn overlay(latest: &AgentState, request: &PutRequest, issue_body: &str) -> AgentState {
     let mut state = latest.clone();
+    if let Some(v) = &request.agent {
+        state.agent = Some(v.clone());
+    }
+    for element in request.elements() {
+        replace_element(&mut state, element);
+    }
     if let Some(v) = &request.intent {
         state.intent = Some(v.clone());
     }
@@ -119,7 +285,7 @@ mod tests {
             step,
             progress,
             memory,
-            next_action: None,
+            ..PutInputs::default()
         }
     }
 
@@ -158,6 +324,124 @@ mod tests {
             assert_eq!(e.exit_code(), 2);
             assert!(e.to_string().contains(needle), "{e}");
         }
+    }
+
+    #[test]
+    fn v21_inputs_are_parsed_strictly() {
+        let request = validate(&PutInputs {
+            agent: Some(" claude "),
+            plan: Some(
+                r#"[{"status": "done", "text": "a"}, {"status": "in_progress", "text": "b <c>"}]"#,
+            ),
+            input_request: Some("What is the staging Client ID?"),
+            metrics: Some(r#"{"tool_calls": 16, "errors": 1, "cost_estimate": 0.15}"#),
+            ..PutInputs::default()
+        })
+        .unwrap();
+        assert_eq!(request.agent.as_deref(), Some("claude"));
+        assert_eq!(request.plan.as_ref().map(Vec::len), Some(2));
+        assert_eq!(request.input_request.as_ref().map(|r| r.open), Some(true));
+        assert_eq!(
+            request.metrics.as_ref().and_then(|m| m.tool_calls),
+            Some(16)
+        );
+        let names: Vec<String> = request
+            .elements()
+            .iter()
+            .map(|e| e.name().to_owned())
+            .collect();
+        assert_eq!(names, ["plan", "input_request", "metrics"]);
+        for (inputs, needle) in [
+            (
+                PutInputs {
+                    plan: Some(r#"[{"status": "blocked", "text": "a"}]"#),
+                    ..PutInputs::default()
+                },
+                "input `plan`: item 1 has status `blocked`",
+            ),
+            (
+                PutInputs {
+                    plan: Some(r#"[{"status": "done", "text": "a", "x": 1}]"#),
+                    ..PutInputs::default()
+                },
+                "unknown field `x`",
+            ),
+            (
+                PutInputs {
+                    plan: Some(r#"{"status": "done"}"#),
+                    ..PutInputs::default()
+                },
+                "input `plan`",
+            ),
+            (
+                PutInputs {
+                    input_request: Some(r#"{"status": "waiting"}"#),
+                    ..PutInputs::default()
+                },
+                "needs a `question`",
+            ),
+            (
+                PutInputs {
+                    input_request: Some(r#"{"status": "later", "question": "q"}"#),
+                    ..PutInputs::default()
+                },
+                "status `later`",
+            ),
+            (
+                PutInputs {
+                    metrics: Some(r#"{"tool_calls": -1}"#),
+                    ..PutInputs::default()
+                },
+                "input `metrics`",
+            ),
+            (
+                PutInputs {
+                    metrics: Some(r#"{"cost_estimate": -0.5}"#),
+                    ..PutInputs::default()
+                },
+                "not a number ≥ 0",
+            ),
+            (
+                PutInputs {
+                    metrics: Some(r#"{"generated_at": "today"}"#),
+                    ..PutInputs::default()
+                },
+                "generated_at",
+            ),
+            (
+                PutInputs {
+                    agent: Some("  "),
+                    ..PutInputs::default()
+                },
+                "input `agent`",
+            ),
+        ] {
+            let e = validate(&inputs).unwrap_err();
+            assert_eq!(e.exit_code(), 2);
+            assert!(e.to_string().contains(needle), "{e}");
+        }
+    }
+
+    #[test]
+    fn v21_elements_replace_their_namesakes_and_keep_others() {
+        let latest = crate::agent_state::parse_block(
+            "<agent-state><agent>old</agent><plan/><friction>x</friction></agent-state>",
+        )
+        .unwrap();
+        let request = validate(&PutInputs {
+            agent: Some("new"),
+            plan: Some(r#"[{"status": "pending", "text": "next"}]"#),
+            ..PutInputs::default()
+        })
+        .unwrap();
+        let state = overlay(&latest, &request, "");
+        assert_eq!(state.agent.as_deref(), Some("new"));
+        let names: Vec<&str> = state.unknown.iter().map(UnknownElement::name).collect();
+        assert_eq!(names, ["plan", "friction"]);
+        assert_eq!(
+            crate::agent_state::v21::read(&state).plan.map(|p| p.len()),
+            Some(1)
+        );
     }
 
     #[test]

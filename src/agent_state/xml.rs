@@ -58,6 +58,19 @@ pub(crate) fn escape_into(value: &str, out: &mut String) {
     }
 }
 
+/// How many characters `c` takes once [`escape_into`] has escaped it (away from the
+/// value's edges, where whitespace becomes a reference too).
+pub(crate) fn escaped_len(c: char) -> usize {
+    if is_hidden_char(c) || matches!(c, '\u{fffe}' | '\u{ffff}') {
+        return format!("&#x{:X};", u32::from(c)).len();
+    }
+    match c {
+        '<' | '>' => 4,
+        '&' => 5,
+        _ => 1,
+    }
+}
+
 pub(crate) fn resolve_reference(name: &str) -> Result<char, BlockError> {
     match name {
         "lt" => return Ok('<'),

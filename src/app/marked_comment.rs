@@ -1,8 +1,9 @@
 //! Our marked comments on an issue or pull request: found by their hidden marker *and*
 //! their author (the token's own identity, never "some bot"), created or edited only
 //! when the body changes, duplicates from racing runs folded into the oldest. Used by
-//! the ledger (the Context Object comment) and by once-only comments (the close-on-fail
-//! explanation).
+//! the ledger (the Context Object comment), by once-only comments (the close-on-fail
+//! explanation) and by `council report` (one context-report comment per agent, through
+//! [`upsert`]).
 
 use crate::github::{ApiError, Comment, GitHub};
 
@@ -101,4 +102,46 @@ pub async fn post_once(
         }
         _ => Ok(Once::Posted(posted)),
     }
+}
+
+/// What [`upsert`] did to the one comment of ours with a marker.
+#[derive(Debug)]
+pub enum Upserted {
+    Created(Comment),
+    Updated(Comment),
+    /// Ours already said exactly this; nothing was written.
+    Unchanged(Comment),
+}
+
+impl Upserted {
+    pub fn comment(&self) -> &Comment {
+        match self {
+            Upserted::Created(c) | Upserted::Updated(c) | Upserted::Unchanged(c) => c,
+        }
+    }
+}
+
+/// Makes the one comment of ours that starts with `marker` say `body`: the oldest is
+/// edited (only when it differs), a new one is posted when there is none, and later
+/// duplicates (racing runs, hand copies under our identity) are deleted. Returns what
+/// happened and a warning per duplicate that could not be deleted.
+pub async fn upsert(
+    gh: &GitHub,
+    issue: u64,
+    marker: &str,
+    body: &str,
+) -> Result<(Upserted, Vec<String>), FindError> {
+    let ours = find(gh, issue, marker).await?;
+    let existing = ours.first();
+    let written = write(gh, issue, existing, body)
+        .await
+        .map_err(FindError::Api)?;
+    let outcome = match existing {
+        None => Upserted::Created(written),
+        Some(old) if old.body() == body => Upserted::Unchanged(written),
+        Some(_) => Upserted::Updated(written),
+    };
+    let duplicates: Vec<&Comment> = ours.iter().skip(1).collect();
+    let warnings = delete(gh, &duplicates).await;
+    Ok((outcome, warnings))
 }

@@ -1,18 +1,22 @@
 //! The only orchestrator: load inputs → decide (pure) → apply effects → report.
 
 mod audit_file;
+mod context;
 mod effects;
 mod finish;
+mod input_file;
 mod ledger;
 mod marked_comment;
 mod pipeline;
 mod policy_source;
+mod registry;
 mod stages;
 mod state;
 mod targets;
 mod two_phase;
 mod upload;
 mod verify;
+mod workspace_file;
 
 use std::io::Read;
 use std::path::Path;
@@ -48,6 +52,11 @@ async fn dispatch(settings: &Settings) -> Result<Outcome> {
         CommandKind::Run(Stage::Verify) => verify::run(settings, &settings.verify),
         CommandKind::Run(Stage::StateGet) => state::get(settings, None).await,
         CommandKind::Run(Stage::StatePut) => state::put(settings, None).await,
+        CommandKind::Run(Stage::ContextValidate) => context::validate(settings),
+        CommandKind::Run(Stage::ContextSync) => context::sync(settings, None).await,
+        CommandKind::ContextShow => context::show(settings),
+        CommandKind::Run(Stage::Report) => registry::report(settings).await,
+        CommandKind::Run(Stage::Assign) => registry::assign(settings, None).await,
         CommandKind::Run(stage @ (Stage::Guard | Stage::Review)) => {
             pipeline::command(settings, stage).await
         }
@@ -65,7 +74,6 @@ async fn dispatch(settings: &Settings) -> Result<Outcome> {
             };
             pipeline::run_release(settings, &event).await
         }
-        CommandKind::Run(stage) => not_available(settings, stage),
     }
 }
 
@@ -75,6 +83,7 @@ async fn run_stages(settings: &Settings, event: Event, stages: &[Stage]) -> Resu
         Some(Stage::Guard) => pipeline::run(settings, &event, stages).await,
         Some(Stage::StateGet) => state::get(settings, Some(event)).await,
         Some(Stage::Release) => pipeline::run_release(settings, &event).await,
+        Some(Stage::Assign) => registry::assign(settings, Some(event)).await,
         Some(&other) => not_available(settings, other),
         None => nothing_to_do(settings, "no stage to run"),
     }

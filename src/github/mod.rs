@@ -9,7 +9,7 @@ pub mod rest;
 pub mod retry;
 
 pub use client::{ApiError, GitHub, GitHubConfig};
-pub use rest::{Comment, Identity};
+pub use rest::{Comment, Identity, IssueInfo};
 
 /// `owner/name`, split once at the edge.
 #[derive(Debug, Clone, PartialEq, Eq)]

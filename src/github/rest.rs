@@ -42,6 +42,14 @@ pub struct User {
     pub kind: String,
 }
 
+/// What `assign` reads of the issue it ranks agents for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IssueInfo {
+    pub number: u64,
+    pub title: String,
+    pub labels: Vec<String>,
+}
+
 /// Who the token acts as (`github-actions[bot]` for the default token).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Identity {
@@ -166,6 +174,31 @@ impl GitHub {
             }
             url = next;
         }
+    }
+
+    /// An issue's number, title and label names (one request).
+    pub async fn issue_info(&self, number: u64) -> Result<IssueInfo, ApiError> {
+        #[derive(Deserialize)]
+        struct Label {
+            name: String,
+        }
+        #[derive(Deserialize)]
+        struct Issue {
+            #[serde(default)]
+            title: String,
+            #[serde(default)]
+            labels: Vec<Label>,
+        }
+        let what = format!("reading issue #{number}");
+        let issue: Issue = self
+            .get(&what, &self.repo_path(&format!("/issues/{number}")), None)
+            .await?
+            .json(&what)?;
+        Ok(IssueInfo {
+            number,
+            title: issue.title,
+            labels: issue.labels.into_iter().map(|l| l.name).collect(),
+        })
     }
 
     pub async fn get_comment(&self, id: u64) -> Result<Comment, ApiError> {

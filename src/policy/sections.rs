@@ -129,9 +129,25 @@ impl Default for Release {
     }
 }
 
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+fn max_tool_calls() -> u64 {
+    15
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AgentStateSection {
     #[serde(default, deserialize_with = "limits::list")]
     pub trusted_authors: Vec<String>,
+    /// `metrics.tool_calls` above this warns that the agent may be looping.
+    #[serde(default = "max_tool_calls")]
+    pub max_tool_calls: u64,
+}
+
+impl Default for AgentStateSection {
+    fn default() -> Self {
+        AgentStateSection {
+            trusted_authors: Vec::new(),
+            max_tool_calls: max_tool_calls(),
+        }
+    }
 }

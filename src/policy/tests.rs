@@ -34,7 +34,7 @@ fn unknown_keys_are_errors_with_file_line_column_and_field() {
     insta::assert_snapshot!(said("reveiw:\n  task_list: true\n"), @"policy .github/council.yml@main:1:1: reveiw: unknown field `reveiw`, expected one of version, branches, review, release, agent_state");
     insta::assert_snapshot!(said("review:\n  docs:\n    code: []\n    docs: []\n    skip: x\n"), @"policy .github/council.yml@main:5:5: review.docs.skip: unknown field `skip`, expected one of code, docs, map, skip_label");
     insta::assert_snapshot!(said("release:\n  required_check: [ci]\n"), @"policy .github/council.yml@main:2:3: release.required_check: unknown field `required_check`, expected one of merge_method, required_approvals, required_checks, require_label, neutral_is_green, rollback");
-    insta::assert_snapshot!(said("agent_state:\n  trusted: [x]\n"), @"policy .github/council.yml@main:2:3: agent_state.trusted: unknown field `trusted`, expected one of trusted_authors");
+    insta::assert_snapshot!(said("agent_state:\n  trusted: [x]\n"), @"policy .github/council.yml@main:2:3: agent_state.trusted: unknown field `trusted`, expected one of trusted_authors, max_tool_calls");
 }
 
 #[test]
@@ -314,6 +314,7 @@ release:
   rollback: true
 agent_state:
   trusted_authors: ["my-agent[bot]"]
+  max_tool_calls: 40
 "#,
         "p.yml",
     )
@@ -330,6 +331,15 @@ agent_state:
     assert_eq!(p.release.require_label.as_deref(), Some(""));
     assert_eq!(p.review.docs.as_ref().unwrap().map.len(), 1);
     assert_eq!(p.agent_state.trusted_authors, vec!["my-agent[bot]"]);
+    assert_eq!(p.agent_state.max_tool_calls, 40);
+    assert_eq!(
+        Policy::parse("agent_state: {}\n", "p.yml")
+            .unwrap()
+            .agent_state
+            .max_tool_calls,
+        15
+    );
+    assert!(Policy::parse("agent_state:\n  max_tool_calls: -1\n", "p.yml").is_err());
 }
 
 #[test]

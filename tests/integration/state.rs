@@ -98,7 +98,7 @@ async fn an_issue_comment_event_under_auto_reads_the_state_in_one_request() {
     );
     assert_eq!(run.output("guard-status"), "PENDING");
     assert_eq!(gh.requests().await, vec!["POST /graphql"]);
-    insta::assert_snapshot!(run.summary, @"
+    insta::assert_snapshot!(run.summary, @r"
     ### agent-council · state-get · Codertocat/Hello-World#1
 
     | Field | Value |
@@ -109,6 +109,9 @@ async fn an_issue_comment_event_under_auto_reads_the_state_in_one_request() {
     | `memory` | <code>{&quot;files&#95;changed&quot;&#58;&#91;&quot;README.md&quot;&#93;}</code> |
     | `next_action` | <code>open&#95;pr</code> |
     | `agent` | — |
+    | `plan` | — |
+    | `input_request` | — |
+    | `metrics` | — |
 
     Read from <https://github.com/Codertocat/Hello-World/pull/1#issuecomment-5001> by <code>github-actions&#91;bot&#93;</code> (2026-11-18T12:30:01Z).
 
@@ -376,6 +379,9 @@ async fn the_cli_prints_json_or_a_readable_view() {
       memory       {"files_changed":["README.md"]}
       next_action  open_pr
       agent        -
+      plan         -
+      input_request -
+      metrics      -
       Read from https://github.com/Codertocat/Hello-World/pull/1#issuecomment-5001 by "github-actions[bot]" (2026-11-18T12:30:01Z).
       note: policy: default policy (no .github/council.yml on the default branch)
       note: comments read: 1 in 1 page
@@ -479,7 +485,7 @@ async fn put_posts_a_summary_then_the_fenced_block_then_the_marker() {
             format!("POST /repos/{REPO}/issues/{ISSUE}/comments")
         ]
     );
-    insta::assert_snapshot!(run.summary, @"
+    insta::assert_snapshot!(run.summary, @r"
     ### agent-council · state-put · Codertocat/Hello-World#1
 
     Posted <https://github.com/Codertocat/Hello-World/pull/1#issuecomment-5001>
@@ -492,6 +498,9 @@ async fn put_posts_a_summary_then_the_fenced_block_then_the_marker() {
     | `memory` | <code>{&quot;files&#95;changed&quot;&#58;&#91;&quot;README.md&quot;&#93;,&quot;attempts&quot;&#58;1}</code> | input |
     | `next_action` | <code>run&#95;tests</code> | input |
     | `agent` | — | not set |
+    | `plan` | — | not set |
+    | `input_request` | — | not set |
+    | `metrics` | — | not set |
 
     No trusted &lt;agent-state&gt; block on this issue yet: fields not given start from the initial state.
 
@@ -760,7 +769,7 @@ async fn values_from_comments_render_literally_in_the_summary() {
     assert!(!run.summary.contains("<script>") && !run.summary.contains("<img"));
     assert_eq!(
         run.summary.matches("\n| ").count(),
-        8,
+        11,
         "no row was added or broken"
     );
 }

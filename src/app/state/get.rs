@@ -40,11 +40,16 @@ pub async fn run(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
 
 /// One warning per skipped malformed block (with its comment's URL), and one when the
 /// page cap left older comments unread.
-pub(super) fn announce(settings: &Settings, latest: &Latest) {
+pub(crate) fn announce(settings: &Settings, latest: &Latest) {
     for warning in &latest.selection.warnings {
         settings
             .runner
             .annotate(Level::Warning, "council state", &warning.message);
+    }
+    for message in element_warnings(latest) {
+        settings
+            .runner
+            .annotate(Level::Warning, "council state", &message);
     }
     if latest.capped {
         settings.runner.annotate(
@@ -56,4 +61,31 @@ pub(super) fn announce(settings: &Settings, latest: &Latest) {
             ),
         );
     }
+}
+
+/// What is wrong with the chosen block's v2.1 elements, and a likely loop: more tool
+/// calls than the policy allows (the origin proposed escalating above 15).
+pub(super) fn element_warnings(latest: &Latest) -> Vec<String> {
+    let state = &latest.selection.state;
+    let url = latest
+        .selection
+        .source
+        .as_ref()
+        .map_or("the latest block", |s| s.html_url.as_str());
+    let v21 = crate::agent_state::v21::read(state);
+    let mut out: Vec<String> = v21
+        .warnings
+        .iter()
+        .map(|w| format!("{w} (in {url}); the rest of the block was read"))
+        .collect();
+    if let Some(calls) = v21.metrics.and_then(|m| m.tool_calls)
+        && calls > latest.max_tool_calls
+    {
+        out.push(format!(
+            "metrics.tool_calls is {calls}, above agent_state.max_tool_calls ({}): the agent \
+             may be looping; look at {url} before letting it continue",
+            latest.max_tool_calls
+        ));
+    }
+    out
 }

@@ -1,15 +1,20 @@
 //! `state get` and `state put`: the latest trusted `<agent-state>` of an issue, read
 //! newest page first, and a new block posted on top of it.
+//!
+//! `Target` and `read_latest` are shared with `context sync`, which maps the same state
+//! onto an ASSISTANT_CONTEXT file.
 
 mod get;
-mod memory_file;
 mod put;
 mod put_report;
 mod read;
 mod report;
 
+pub(crate) use get::announce;
 pub use get::run as get;
+pub(crate) use put::publish;
 pub use put::run as put;
+pub(crate) use read::{MAX_PAGES, read_error, read_latest, trust_policy};
 
 use super::{github_client, load_event, repository_of};
 use crate::agent_state::AgentState;
@@ -20,17 +25,21 @@ use crate::settings::Settings;
 use crate::stage::{Output, Outputs};
 
 /// The issue a state command works on, and a client for its repository.
-struct Target {
-    issue: u64,
-    repo: RepoName,
-    gh: GitHub,
+pub(crate) struct Target {
+    pub(crate) issue: u64,
+    pub(crate) repo: RepoName,
+    pub(crate) gh: GitHub,
 }
 
 impl Target {
     /// Issue: the `issue` input, else the event's `issue.number`. The event is read only
     /// when the inputs leave something open, so `command: state-get` with `issue` set
     /// works on any event (`workflow_dispatch`, `schedule`, …).
-    fn resolve(settings: &Settings, event: Option<Event>, command: &str) -> Result<Target> {
+    pub(crate) fn resolve(
+        settings: &Settings,
+        event: Option<Event>,
+        command: &str,
+    ) -> Result<Target> {
         let needs_event = settings.issue.is_none() || settings.repo.is_none();
         let event = match event {
             Some(event) => Some(event),
@@ -55,6 +64,25 @@ impl Target {
             },
         };
         let repo = repository_of(settings, event.as_ref())?;
+        Target::with_issue(settings, issue, repo, command)
+    }
+
+    /// A named issue of the run's repository (the registry issue of `report`).
+    pub(crate) fn resolve_issue(settings: &Settings, issue: u64, command: &str) -> Result<Target> {
+        let event = match settings.repo {
+            None if settings.event.is_some() => Some(load_event(settings)?),
+            _ => None,
+        };
+        let repo = repository_of(settings, event.as_ref())?;
+        Target::with_issue(settings, issue, repo, command)
+    }
+
+    fn with_issue(
+        settings: &Settings,
+        issue: u64,
+        repo: RepoName,
+        command: &str,
+    ) -> Result<Target> {
         let gh = github_client(settings, &repo, settings.token.as_ref())?.ok_or_else(|| {
             Error::Usage(format!(
                 "input `github-token` is empty: `{command}` reads the issue through the GitHub \
@@ -68,7 +96,8 @@ impl Target {
 
 /// `state-*` outputs (empty for fields the block leaves out), plus `PENDING` for the
 /// PR stages that did not run.
-fn outputs(state: &AgentState, comment_url: &str) -> Outputs {
+pub(crate) fn outputs(state: &AgentState, comment_url: &str) -> Outputs {
+    let v21 = crate::agent_state::v21::read(state);
     let text = |v: &Option<String>| v.clone().unwrap_or_default();
     let mut out = Outputs::pending();
     out.set(Output::StateIntent, text(&state.intent))
@@ -90,6 +119,15 @@ fn outputs(state: &AgentState, comment_url: &str) -> Outputs {
         )
         .set(Output::StateNextAction, text(&state.next_action))
         .set(Output::StateAgent, text(&state.agent))
+        .set(
+            Output::StatePlan,
+            json_output(&v21.plan.clone().unwrap_or_default()),
+        )
+        .set(Output::StateInputRequest, json_output(&v21.input_request))
         .set(Output::StateCommentUrl, comment_url);
     out
+}
+
+fn json_output(value: &impl serde::Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned())
 }

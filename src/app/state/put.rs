@@ -4,13 +4,13 @@
 use sha2::{Digest, Sha256};
 
 use super::get::announce;
-use super::memory_file;
 use super::put_report::{self, PutReport, Written};
 use super::read::{Latest, read_latest};
 use super::report::ReadReport;
 use super::{Target, outputs};
 use crate::agent_state::put::{PutInputs, PutRequest, overlay, validate};
 use crate::agent_state::{AgentState, render_block, render_comment};
+use crate::app::input_file;
 use crate::error::{Error, Outcome, Result};
 use crate::event::Event;
 use crate::runner::Level;
@@ -25,20 +25,34 @@ pub async fn run(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
     let latest = read_latest(settings, &target.gh, target.issue).await?;
     announce(settings, &latest);
     let state = overlay(&latest.selection.state, &request, &latest.issue_body);
-    let run_key = run_key(settings, &state);
-    let rendered = render_comment(&state, summary, &run_key)
+    publish(settings, &target, &latest, &request, &state, summary).await
+}
+
+/// Posts `state` (the latest state with `request` applied) once per workflow run, and
+/// reports it: summary, outputs, and the CLI's view. `context sync --direction
+/// to-issue` posts through here too.
+pub(crate) async fn publish(
+    settings: &Settings,
+    target: &Target,
+    latest: &Latest,
+    request: &PutRequest,
+    state: &AgentState,
+    summary: Option<&str>,
+) -> Result<Outcome> {
+    let run_key = run_key(settings, state);
+    let rendered = render_comment(state, summary, &run_key)
         .map_err(|e| Error::Input(format!("state put: {e}")))?;
-    let written = write(settings, &target, &latest, &run_key, &rendered.body).await?;
+    let written = write(settings, target, latest, &run_key, &rendered.body).await?;
 
     let repo = target.repo.full();
     let put = PutReport {
         read: ReadReport {
             repo: &repo,
             issue: target.issue,
-            latest: &latest,
+            latest,
             requests: target.gh.requests(),
         },
-        request: &request,
+        request,
         rendered: &rendered,
         written: &written,
         run_key: &run_key,
@@ -76,24 +90,36 @@ pub async fn run(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
 
 fn request(settings: &Settings) -> Result<PutRequest> {
     let s = &settings.state;
-    let memory = s
-        .memory
-        .as_deref()
-        .map(|raw| memory_file::resolve(&settings.workspace, raw))
-        .transpose()?;
-    let request = validate(&PutInputs {
+    let file = |input: &str, raw: &Option<String>| {
+        raw.as_deref()
+            .map(|raw| input_file::resolve_input(&settings.workspace, input, raw))
+            .transpose()
+    };
+    let memory = file("memory", &s.memory)?;
+    let plan = file("plan", &s.plan)?;
+    let mut request = validate(&PutInputs {
+        agent: s.agent.as_deref(),
         intent: s.intent.as_deref(),
         step: s.step.as_deref(),
         progress: s.progress.as_deref(),
         memory: memory.as_deref(),
         next_action: s.next_action.as_deref(),
+        plan: plan.as_deref(),
+        input_request: s.input_request.as_deref(),
+        metrics: s.metrics.as_deref(),
     })?;
     if request == PutRequest::default() && s.summary.is_none() {
         return Err(Error::Usage(
             "`state put` has nothing to write: set at least one of the inputs intent, step, \
-             progress, memory, next-action or summary"
+             progress, memory, next-action, agent, plan, input-request, metrics or summary"
                 .to_string(),
         ));
+    }
+    // The origin's writer stamps every metrics block; so does this one.
+    if let Some(metrics) = &mut request.metrics
+        && metrics.generated_at.is_none()
+    {
+        metrics.generated_at = Some(crate::app::now());
     }
     Ok(request)
 }
@@ -102,16 +128,18 @@ fn request(settings: &Settings) -> Result<PutRequest> {
 /// request, so that a refused put costs nothing and posts nothing.
 fn check_secrets(settings: &Settings, request: &PutRequest, summary: Option<&str>) -> Result<()> {
     let given = AgentState {
+        agent: request.agent.clone(),
         intent: request.intent.clone(),
         step: request.step.clone(),
         memory: request.memory.clone(),
         next_action: request.next_action.clone(),
+        unknown: request.elements(),
         ..AgentState::default()
     };
     let mut found: Vec<String> = given
         .find_secrets()
         .iter()
-        .map(|(field, m)| describe(input_name(field), m))
+        .map(|(field, m)| describe(&input_name(field), m))
         .collect();
     if let Some(summary) = summary {
         found.extend(find_secrets(summary).iter().map(|m| describe("summary", m)));
@@ -143,11 +171,9 @@ fn describe(input: &str, m: &SecretMatch) -> String {
     )
 }
 
-fn input_name(field: &str) -> &str {
-    match field {
-        "next_action" => "next-action",
-        other => other,
-    }
+/// The input a block field or element came from (`next_action` ← `next-action`).
+fn input_name(field: &str) -> String {
+    field.replace('_', "-")
 }
 
 /// `{run id}/{job}/{16 hex of SHA-256 of the block}`: a re-run of the same workflow run

@@ -59,6 +59,10 @@ fn origin(p: &PutReport, field: &str) -> String {
         "step" => req.step.is_some(),
         "memory" => req.memory.is_some(),
         "next_action" => req.next_action.is_some(),
+        "agent" => req.agent.is_some(),
+        "plan" => req.plan.is_some(),
+        "input_request" => req.input_request.is_some(),
+        "metrics" => req.metrics.is_some(),
         "progress" => match req.progress {
             Some(ProgressInput::Auto) => {
                 let tasks = count_tasks(&p.read.latest.issue_body);
@@ -137,6 +141,7 @@ pub fn put_markdown(p: &PutReport) -> String {
         ));
     }
     out.push('\n');
+    out.push_str(&super::report::v21_markdown(&p.rendered.state));
     for note in put_notes(p) {
         out.push_str(&format!("{}\n\n", note.markdown()));
     }

@@ -25,6 +25,8 @@ pub struct Latest {
     pub capped: bool,
     /// The run key of the comment the state came from, when the token's login wrote it.
     pub own_run_key: Option<String>,
+    /// `agent_state.max_tool_calls` of the policy: more `metrics.tool_calls` warns.
+    pub max_tool_calls: u64,
 }
 
 pub async fn read_latest(settings: &Settings, gh: &GitHub, issue: u64) -> Result<Latest> {
@@ -73,6 +75,7 @@ pub async fn read_latest(settings: &Settings, gh: &GitHub, issue: u64) -> Result
         comments_read,
         capped,
         own_run_key,
+        max_tool_calls: policy.agent_state.max_tool_calls,
     })
 }
 
@@ -100,7 +103,7 @@ fn borrowed(c: &StateComment) -> IssueComment<'_> {
 /// The policy whose `agent_state.trusted_authors` extends trust. In Actions it is the
 /// default branch's file from the same request as the comments (an issue comment cannot
 /// change it); the CLI reads a local file only when `--policy` names one.
-fn trust_policy(settings: &Settings, api_text: Option<String>) -> Result<Policy> {
+pub(crate) fn trust_policy(settings: &Settings, api_text: Option<String>) -> Result<Policy> {
     let path = &settings.policy_path;
     if !settings.in_actions && settings.policy_explicit {
         let full = settings.workspace.join(path);
@@ -125,7 +128,7 @@ fn trust_policy(settings: &Settings, api_text: Option<String>) -> Result<Policy>
     Ok(policy)
 }
 
-fn read_error(e: ApiError, issue: u64, gh: &GitHub) -> Error {
+pub(crate) fn read_error(e: ApiError, issue: u64, gh: &GitHub) -> Error {
     match e {
         ApiError::NotFound { .. } => Error::Input(format!(
             "issue #{issue} was not found in {}, or the token cannot read it: check the `issue` \

@@ -5,8 +5,9 @@
 use serde_json::{Value, json};
 
 use super::read::{Latest, MAX_COMMENTS};
+use crate::agent_state::v21::{self, Metrics, PlanItem, PlanStatus};
 use crate::agent_state::{AgentState, WarningKind};
-use crate::render::text::{Message, cell, literal, visible};
+use crate::render::text::{Message, cell, escape_inline, literal, visible};
 
 /// The summary shows previews; outputs and `--json` carry the full values.
 const PREVIEW_CHARS: usize = 1_000;
@@ -19,8 +20,24 @@ pub struct ReadReport<'a> {
     pub requests: u32,
 }
 
-/// `(name, value)` of every field, in block order; `None` = not in the block.
-pub(super) fn fields(state: &AgentState) -> [(&'static str, Option<String>); 6] {
+/// `(name, value)` of every field, in block order, then the v2.1 elements as one-line
+/// summaries; `None` = not in the block.
+pub(super) fn fields(state: &AgentState) -> [(&'static str, Option<String>); 9] {
+    let v21 = v21::read(state);
+    let present = |name: &str| state.unknown.iter().any(|u| u.name() == name);
+    let invalid = || "invalid (see the warning)".to_owned();
+    let plan = present("plan").then(|| v21.plan.as_deref().map_or_else(invalid, plan_summary));
+    let request = present("input_request").then(|| {
+        v21.input_request.as_ref().map_or_else(invalid, |r| {
+            let status = r.status.map_or("open", |s| s.name());
+            match &r.question {
+                Some(q) => format!("{status}: {q}"),
+                None => status.to_owned(),
+            }
+        })
+    });
+    let metrics =
+        present("metrics").then(|| v21.metrics.as_ref().map_or_else(invalid, metrics_summary));
     [
         ("intent", state.intent.clone()),
         ("step", state.step.clone()),
@@ -31,7 +48,86 @@ pub(super) fn fields(state: &AgentState) -> [(&'static str, Option<String>); 6] 
         ),
         ("next_action", state.next_action.clone()),
         ("agent", state.agent.clone()),
+        ("plan", plan),
+        ("input_request", request),
+        ("metrics", metrics),
     ]
+}
+
+fn plan_summary(items: &[PlanItem]) -> String {
+    let count = |status| items.iter().filter(|i| i.status == status).count();
+    format!(
+        "{} items: {} done, {} in progress, {} pending",
+        items.len(),
+        count(PlanStatus::Done),
+        count(PlanStatus::InProgress),
+        count(PlanStatus::Pending)
+    )
+}
+
+fn metrics_summary(m: &Metrics) -> String {
+    let mut parts = Vec::new();
+    if let Some(n) = m.tool_calls {
+        parts.push(format!("tool_calls {n}"));
+    }
+    if let Some(n) = m.errors {
+        parts.push(format!("errors {n}"));
+    }
+    if let Some(c) = m.cost_estimate {
+        parts.push(format!("cost_estimate {c}"));
+    }
+    if let Some(at) = &m.generated_at {
+        parts.push(format!("generated_at {at}"));
+    }
+    if parts.is_empty() {
+        "empty".to_owned()
+    } else {
+        parts.join(" · ")
+    }
+}
+
+/// The open question as a quote the human cannot miss, and the plan as a task list
+/// (Markdown, every value escaped).
+pub(super) fn v21_markdown(state: &AgentState) -> String {
+    let v21 = v21::read(state);
+    let mut out = String::new();
+    if let Some(question) = v21.open_question() {
+        out.push_str(&format!(
+            "> [!IMPORTANT]\n> **The agent is waiting for your answer:** {}\n\n",
+            escape_inline(question)
+        ));
+    }
+    if let Some(plan) = v21.plan.as_ref().filter(|p| !p.is_empty()) {
+        out.push_str("**Plan**\n\n");
+        for item in plan {
+            let (mark, note) = match item.status {
+                PlanStatus::Done => ("x", ""),
+                PlanStatus::InProgress => (" ", " _(in progress)_"),
+                PlanStatus::Pending => (" ", ""),
+            };
+            out.push_str(&format!("- [{mark}] {}{note}\n", escape_inline(&item.text)));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The same for a terminal.
+fn v21_plain(state: &AgentState) -> String {
+    let v21 = v21::read(state);
+    let mut out = String::new();
+    if let Some(question) = v21.open_question() {
+        out.push_str(&format!("  QUESTION for you: {}\n", visible(question)));
+    }
+    for item in v21.plan.iter().flatten() {
+        let mark = match item.status {
+            PlanStatus::Done => "[x]",
+            PlanStatus::InProgress => "[~]",
+            PlanStatus::Pending => "[ ]",
+        };
+        out.push_str(&format!("  plan {mark} {}\n", visible(&item.text)));
+    }
+    out
 }
 
 fn preview(value: &str) -> String {
@@ -52,8 +148,14 @@ pub(super) fn cell_value(value: &Option<String>) -> String {
     }
 }
 
+/// Elements other than the v2.1 ones, which have rows of their own.
 fn unknown_names(state: &AgentState) -> Vec<String> {
-    state.unknown.iter().map(|u| u.name().to_string()).collect()
+    state
+        .unknown
+        .iter()
+        .map(|u| u.name().to_string())
+        .filter(|name| !v21::ELEMENTS.contains(&name.as_str()))
+        .collect()
 }
 
 /// Lines about where the state came from and what was passed over; `put` words the
@@ -152,6 +254,7 @@ pub fn get_markdown(r: &ReadReport) -> String {
         out.push_str(&format!("| other elements | {} |\n", names.join(", ")));
     }
     out.push('\n');
+    out.push_str(&v21_markdown(state));
     for line in provenance(r, true, false) {
         out.push_str(&line);
         out.push_str("\n\n");
@@ -163,6 +266,7 @@ pub fn get_markdown(r: &ReadReport) -> String {
 pub fn get_plain(r: &ReadReport) -> String {
     let mut out = format!("state of {}#{}\n", r.repo, r.issue);
     push_plain_fields(&mut out, &r.latest.selection.state, |_| None);
+    out.push_str(&v21_plain(&r.latest.selection.state));
     for line in provenance(r, false, false) {
         out.push_str(&format!("  {line}\n"));
     }
@@ -194,6 +298,7 @@ pub fn state_json(state: &AgentState) -> Value {
         m.to_value()
             .unwrap_or_else(|_| Value::String(m.as_str().to_string()))
     });
+    let v21 = v21::read(state);
     json!({
         "intent": state.intent,
         "step": state.step,
@@ -201,6 +306,10 @@ pub fn state_json(state: &AgentState) -> Value {
         "memory": memory,
         "next_action": state.next_action,
         "agent": state.agent,
+        "plan": v21.plan,
+        "input_request": v21.input_request,
+        "metrics": v21.metrics,
+        "element_warnings": v21.warnings,
         "unknown_elements": state.unknown.iter().map(|u| u.xml()).collect::<Vec<_>>(),
     })
 }

@@ -1,7 +1,7 @@
-//! `memory: @path`: a JSON file inside the workspace. The path is resolved with every
-//! symlink followed and must stay under the workspace, so that a workflow input (which
-//! an issue author may influence) cannot make the action post `/etc/passwd` or a file
-//! holding the runner's credentials.
+//! `@path` inputs (`memory`, `plan`, `report`): a file inside the workspace. The path is
+//! resolved with every symlink followed and must stay under the workspace, so that a
+//! workflow input (which an issue author may influence) cannot make the action post
+//! `/etc/passwd` or a file holding the runner's credentials.
 
 use std::io::Read;
 use std::path::Path;
@@ -12,12 +12,12 @@ use crate::error::{Error, Result};
 /// megabytes of it would only be cut away.
 pub const MAX_MEMORY_FILE_BYTES: u64 = 4 << 20;
 
-/// The memory text: `raw` itself, or the contents of the file `@path` names.
-pub fn resolve(workspace: &Path, raw: &str) -> Result<String> {
+/// The value of `input`: `raw` itself, or the contents of the file `@path` names.
+pub fn resolve_input(workspace: &Path, input: &str, raw: &str) -> Result<String> {
     let Some(rel) = raw.trim().strip_prefix('@') else {
         return Ok(raw.to_string());
     };
-    let bad = |why: String| Error::Input(format!("input `memory`: {why}"));
+    let bad = |why: String| Error::Input(format!("input `{input}`: {why}"));
     let rel = rel.trim();
     if rel.is_empty() {
         return Err(bad(
@@ -58,6 +58,10 @@ pub fn resolve(workspace: &Path, raw: &str) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn resolve(workspace: &Path, raw: &str) -> Result<String> {
+        resolve_input(workspace, "memory", raw)
+    }
 
     #[test]
     fn inline_memory_is_returned_as_is() {

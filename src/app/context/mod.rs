@@ -1,0 +1,251 @@
+//! `council context validate|show|sync` and the action commands `context-validate` and
+//! `context-sync`: files read from the workspace, checked with
+//! [`crate::assistant_context::validate`], and mapped to and from an issue's latest
+//! `<agent-state>` (the mapping itself is `assistant_context::sync`).
+//!
+//! Exit codes: an invalid file is a failed check (1, like a gate); a file that cannot be
+//! read, a path outside the workspace or a sync of an invalid file is bad input (2).
+
+mod find;
+mod report;
+
+use std::path::{Path, PathBuf};
+
+use crate::agent_state::put::ProgressInput;
+use crate::agent_state::put::PutRequest;
+use crate::assistant_context::{self, ContextFile, MAX_FILE_BYTES, sync};
+use crate::error::{Error, Outcome, Result};
+use crate::event::Event;
+use crate::runner::{FileLine, Level};
+use crate::settings::{Direction, Settings};
+use crate::stage::Outputs;
+
+use super::state::{Target, announce, outputs, publish, read_latest};
+use super::workspace_file::{self, WorkspacePath};
+use report::{Checked, SyncToFile};
+
+const TITLE: &str = "council context";
+
+/// `context validate [PATH…]`: the named files, else `context-file`, else every
+/// ASSISTANT_CONTEXT file in the workspace.
+pub fn validate(settings: &Settings) -> Result<Outcome> {
+    let (paths, capped) = match named_paths(settings)? {
+        Some(paths) => (paths, false),
+        None => {
+            let found = find::in_workspace(&settings.workspace);
+            (found.files, found.capped)
+        }
+    };
+    let mut checked = Vec::with_capacity(paths.len());
+    for path in paths {
+        let text = workspace_file::read(&settings.workspace, &path, MAX_FILE_BYTES as u64 + 1)?
+            .ok_or_else(|| Error::Usage(format!("{}: no such file", path.shown)))?;
+        let result = assistant_context::validate(&path.shown, &text);
+        checked.push(Checked {
+            path: path.shown,
+            result,
+        });
+    }
+    for c in &checked {
+        let (level, problems) = match &c.result {
+            Err(problems) => (Level::Error, problems.as_slice()),
+            Ok(file) => (Level::Warning, file.warnings()),
+        };
+        for p in problems {
+            let at = FileLine {
+                file: p.file.clone(),
+                line: p.line,
+                column: p.column,
+            };
+            settings
+                .runner
+                .annotate_at(level, TITLE, &at, &p.to_string());
+        }
+    }
+    if checked.is_empty() {
+        settings.runner.annotate(
+            Level::Notice,
+            TITLE,
+            "no ASSISTANT_CONTEXT.md or .yaml file in the repository; nothing to check",
+        );
+    }
+    if capped {
+        settings.runner.annotate(
+            Level::Warning,
+            TITLE,
+            &format!(
+                "the repository holds more than {} entries; the search for ASSISTANT_CONTEXT \
+                 files stopped there (name the files to check them all)",
+                find::MAX_ENTRIES
+            ),
+        );
+    }
+    settings
+        .runner
+        .append_summary(&report::validate_markdown(&checked, capped))?;
+    settings.runner.set_outputs(&Outputs::pending().pairs())?;
+    if settings.json {
+        println!("{}", report::validate_json(&checked, capped));
+    } else if !settings.in_actions {
+        print!("{}", report::validate_plain(&checked));
+    }
+    Ok(if checked.iter().any(|c| c.result.is_err()) {
+        Outcome::GateFailed
+    } else {
+        Outcome::Passed
+    })
+}
+
+/// `context show PATH`: one file's fields (exit 1 with its problems when invalid).
+pub fn show(settings: &Settings) -> Result<Outcome> {
+    let given = settings.context.paths.first().cloned().unwrap_or_default();
+    let path = workspace_file::resolve(&settings.workspace, "context show", &given)?;
+    let text = workspace_file::read(&settings.workspace, &path, MAX_FILE_BYTES as u64 + 1)?
+        .ok_or_else(|| Error::Usage(format!("{}: no such file", path.shown)))?;
+    let checked = Checked {
+        result: assistant_context::validate(&path.shown, &text),
+        path: path.shown,
+    };
+    if settings.json {
+        println!("{}", report::file_json(&checked));
+    } else {
+        match &checked.result {
+            Ok(file) => print!("{}", report::show_plain(file)),
+            Err(_) => print!("{}", report::validate_plain(std::slice::from_ref(&checked))),
+        }
+    }
+    Ok(match checked.result {
+        Ok(_) => Outcome::Passed,
+        Err(_) => Outcome::GateFailed,
+    })
+}
+
+/// `context sync`: the issue's latest state onto the file, or the file onto the issue.
+pub async fn sync(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
+    let given = settings.context.file.as_deref().ok_or_else(|| {
+        Error::Usage(
+            "`context sync` needs the file: set the `context-file` input (--file PATH)".into(),
+        )
+    })?;
+    let path = workspace_file::resolve(
+        &settings.workspace,
+        "input `context-file`",
+        Path::new(given),
+    )?;
+    let target = Target::resolve(settings, event, "context sync")?;
+    match settings.context.direction {
+        Direction::ToFile => to_file(settings, &target, &path).await,
+        Direction::ToIssue => to_issue(settings, &target, &path).await,
+    }
+}
+
+async fn to_file(settings: &Settings, target: &Target, path: &WorkspacePath) -> Result<Outcome> {
+    let latest = read_latest(settings, &target.gh, target.issue).await?;
+    announce(settings, &latest);
+    let existing = workspace_file::read(&settings.workspace, path, MAX_FILE_BYTES as u64 + 1)?;
+    let created = existing.is_none();
+    let text = existing.unwrap_or_else(|| ContextFile::empty_text(&path.shown).to_owned());
+    let file = valid_file(&path.shown, &text)?;
+    let edits = sync::to_file(&latest.selection.state, &crate::app::now());
+    let written = file.edited(&edits).map_err(|e| {
+        Error::Input(format!(
+            "context sync: {} cannot take the issue's state: {e}",
+            path.shown
+        ))
+    })?;
+    let after = valid_file(&path.shown, &written)?;
+    let outcome = if written == text && !created {
+        "unchanged"
+    } else if settings.dry_run {
+        "dry_run"
+    } else {
+        workspace_file::write(&settings.workspace, path, &written)?;
+        "written"
+    };
+    let repo = target.repo.full();
+    let shown = SyncToFile {
+        repo: &repo,
+        issue: target.issue,
+        path: &path.shown,
+        before: file.fields(),
+        after: after.fields(),
+        created,
+        outcome,
+        text: &written,
+    };
+    settings
+        .runner
+        .append_summary(&report::sync_markdown(&shown))?;
+    let url = latest
+        .selection
+        .source
+        .as_ref()
+        .map_or("", |s| s.html_url.as_str());
+    settings
+        .runner
+        .set_outputs(&outputs(&latest.selection.state, url).pairs())?;
+    if settings.json {
+        println!("{}", report::sync_json(&shown));
+    } else if !settings.in_actions {
+        print!("{}", report::sync_plain(&shown));
+    }
+    Ok(Outcome::Passed)
+}
+
+async fn to_issue(settings: &Settings, target: &Target, path: &WorkspacePath) -> Result<Outcome> {
+    let text = workspace_file::read(&settings.workspace, path, MAX_FILE_BYTES as u64 + 1)?
+        .ok_or_else(|| Error::Usage(format!("{}: no such file to post", path.shown)))?;
+    // Validation refuses a file that holds a secret before anything is read or posted.
+    let file = valid_file(&path.shown, &text)?;
+    let latest = read_latest(settings, &target.gh, target.issue).await?;
+    announce(settings, &latest);
+    let before = &latest.selection.state;
+    let state = sync::to_state(file.fields(), before);
+    let changed = |a: &Option<String>, b: &Option<String>| (a != b).then(|| b.clone()).flatten();
+    let request = PutRequest {
+        intent: changed(&before.intent, &state.intent),
+        step: changed(&before.step, &state.step),
+        next_action: changed(&before.next_action, &state.next_action),
+        memory: (before.memory != state.memory)
+            .then(|| state.memory.clone())
+            .flatten(),
+        progress: (before.progress != state.progress)
+            .then_some(state.progress)
+            .flatten()
+            .map(ProgressInput::Value),
+        ..PutRequest::default()
+    };
+    let summary = settings
+        .state
+        .summary
+        .clone()
+        .unwrap_or_else(|| format!("Synced from {}.", path.shown));
+    publish(settings, target, &latest, &request, &state, Some(&summary)).await
+}
+
+fn valid_file(shown: &str, text: &str) -> Result<ContextFile> {
+    assistant_context::validate(shown, text).map_err(|problems| {
+        let list: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        Error::Input(format!(
+            "{shown} is not a valid ASSISTANT_CONTEXT file, so it is neither rewritten nor \
+             posted: {}",
+            list.join("; ")
+        ))
+    })
+}
+
+/// Paths named on the command line or in `context-file`; `None` = search the workspace.
+fn named_paths(settings: &Settings) -> Result<Option<Vec<WorkspacePath>>> {
+    let given: Vec<PathBuf> = if !settings.context.paths.is_empty() {
+        settings.context.paths.clone()
+    } else if let Some(file) = &settings.context.file {
+        vec![PathBuf::from(file)]
+    } else {
+        return Ok(None);
+    };
+    given
+        .iter()
+        .map(|p| workspace_file::resolve(&settings.workspace, "context validate", p))
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
+}

@@ -1,0 +1,305 @@
+//! `council report` and `council assign`: context reports on the registry issue, and
+//! the ranking of their agents for an issue (the scoring is `context_report`, pure).
+//!
+//! Requests: `report` lists the registry's comments once to find the agent's own (REST,
+//! 100 per page) and writes at most one; `assign` reads the registry newest page first
+//! through GraphQL (the first page also brings the token's login, the registry's author
+//! and the policy) and the issue once: comment pages + 1, plus label writes with
+//! `--apply`.
+
+mod view;
+
+use chrono::Utc;
+
+use super::input_file;
+use super::marked_comment::{self, FindError, Upserted};
+use super::state::{MAX_PAGES, Target, read_error, trust_policy};
+use crate::agent_state::TrustConfig;
+use crate::context_report::{self, IssueFacts, RegistryComment, parse_report};
+use crate::error::{Error, Outcome, Result};
+use crate::event::Event;
+use crate::github::issue_state::StateComment;
+use crate::runner::Level;
+use crate::secrets::find_secrets;
+use crate::settings::Settings;
+use crate::stage::{Output, Outputs};
+
+use view::{AssignView, LabelChange, ReportView};
+
+const REPORT_TITLE: &str = "council report";
+const ASSIGN_TITLE: &str = "council assign";
+
+fn registry_issue(settings: &Settings, command: &str) -> Result<u64> {
+    settings.registry_issue.ok_or_else(|| {
+        Error::Usage(format!(
+            "`{command}` needs the registry issue that holds the agents' context reports: set \
+             the `registry-issue` input (--registry-issue N)"
+        ))
+    })
+}
+
+/// `council report`: validate the report strictly, then edit the agent's one report
+/// comment on the registry issue (or post it).
+pub async fn report(settings: &Settings) -> Result<Outcome> {
+    let registry = registry_issue(settings, "report")?;
+    let raw = settings.report.as_deref().ok_or_else(|| {
+        Error::Usage(
+            "`report` needs the report: set the `report` input (--report @report.json or inline JSON)"
+                .into(),
+        )
+    })?;
+    let text = input_file::resolve_input(&settings.workspace, "report", raw)?;
+    let bad = |why: String| Error::Input(format!("input `report`: {why}"));
+    let now = crate::app::now();
+    let report = parse_report(&text)
+        .map_err(|e| bad(e.to_string()))?
+        .stamped(&now);
+    if let Some(at) = report.reported_at
+        && at.signed_duration_since(Utc::now()).num_seconds() > 300
+    {
+        return Err(bad(format!(
+            "`contextReport.reportTimestamp` ({}) is in the future; report the time the context was measured",
+            report.report_timestamp.as_deref().unwrap_or_default()
+        )));
+    }
+    let secrets: Vec<String> = find_secrets(&report.json.to_string())
+        .iter()
+        .map(|m| m.kind.to_string())
+        .collect();
+    if !secrets.is_empty() {
+        return Err(bad(format!(
+            "holds a secret ({}); nothing was posted (the registry issue is readable by \
+             everyone who can read the repository)",
+            secrets.join(", ")
+        )));
+    }
+    let body = context_report::render(&report).map_err(bad)?;
+    let target = Target::resolve_issue(settings, registry, "report")?;
+    let marker = context_report::marker(&report.agent_id);
+    let (outcome, url) = if settings.dry_run {
+        ("dry_run", String::new())
+    } else {
+        match marked_comment::upsert(&target.gh, registry, &marker, &body).await {
+            Ok((upserted, warnings)) => {
+                for w in warnings {
+                    settings.runner.annotate(Level::Warning, REPORT_TITLE, &w);
+                }
+                let key = match &upserted {
+                    Upserted::Created(_) => "posted",
+                    Upserted::Updated(_) => "updated",
+                    Upserted::Unchanged(_) => "unchanged",
+                };
+                (key, upserted.comment().html_url.clone())
+            }
+            Err(FindError::Api(e)) if e.is_forbidden() => {
+                settings.runner.annotate(
+                    Level::Warning,
+                    REPORT_TITLE,
+                    "the token may not write comments (403): the report was not posted; grant \
+                     \"issues: write\" in the workflow's permissions",
+                );
+                ("read_only", String::new())
+            }
+            Err(FindError::Api(e)) => return Err(read_error(e, registry, &target.gh)),
+            Err(e @ FindError::UnknownIdentity) => return Err(Error::Api(e.to_string())),
+        }
+    };
+    let view = ReportView {
+        repo: &target.repo.full(),
+        registry,
+        report: &report,
+        outcome,
+        url: &url,
+        body: &body,
+        requests: target.gh.requests(),
+    };
+    settings
+        .runner
+        .append_summary(&view::report_markdown(&view))?;
+    settings.runner.set_outputs(&Outputs::pending().pairs())?;
+    if settings.json {
+        println!("{}", view::report_json(&view));
+    } else if !settings.in_actions {
+        print!("{}", view::report_plain(&view));
+    }
+    Ok(Outcome::Passed)
+}
+
+/// `council assign`: rank the registry's agents for the issue; with `--apply` (always
+/// in Actions) label it `agent:<id>`.
+pub async fn assign(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
+    let registry = registry_issue(settings, "assign")?;
+    let target = Target::resolve(settings, event, "assign")?;
+    let gh = &target.gh;
+    let path = settings.policy_path.as_str();
+    let mut page = gh
+        .issue_page(registry, path, None)
+        .await
+        .map_err(|e| read_error(e, registry, gh))?;
+    let policy = trust_policy(settings, page.policy.take())?;
+    let mut trusted_logins = settings.trusted_authors.clone();
+    trusted_logins.extend(policy.agent_state.trusted_authors.iter().cloned());
+    let trust = TrustConfig {
+        issue_author: std::mem::take(&mut page.issue_author),
+        token_login: page.viewer.clone(),
+        trusted_logins,
+    };
+    let mut comments: Vec<StateComment> = Vec::new();
+    let (mut pages, mut capped) = (1usize, false);
+    loop {
+        let older = page.older.take();
+        comments.append(&mut page.comments);
+        let Some(cursor) = older else {
+            break;
+        };
+        if pages >= MAX_PAGES {
+            capped = true;
+            break;
+        }
+        page = gh
+            .issue_page(registry, path, Some(&cursor))
+            .await
+            .map_err(|e| read_error(e, registry, gh))?;
+        pages += 1;
+    }
+    let info = gh
+        .issue_info(target.issue)
+        .await
+        .map_err(|e| read_error(e, target.issue, gh))?;
+    let now = Utc::now();
+    let borrowed: Vec<RegistryComment<'_>> = comments
+        .iter()
+        .map(|c| RegistryComment {
+            id: c.id,
+            author: &c.author,
+            association: &c.association,
+            body: &c.body,
+            html_url: &c.html_url,
+        })
+        .collect();
+    let found = context_report::collect(&borrowed, &trust, now);
+    let repo = target.repo.full();
+    let facts = IssueFacts {
+        number: info.number,
+        title: info.title.clone(),
+        labels: info.labels.clone(),
+        repository: repo.clone(),
+    };
+    let ranking = context_report::rank(&found.candidates, &facts, now);
+    for warning in &found.warnings {
+        settings
+            .runner
+            .annotate(Level::Warning, ASSIGN_TITLE, warning);
+    }
+    if capped {
+        settings.runner.annotate(
+            Level::Warning,
+            ASSIGN_TITLE,
+            &format!(
+                "the registry issue has more than {} comments; older reports were not read",
+                MAX_PAGES * crate::github::issue_state::PAGE
+            ),
+        );
+    }
+    let label = if settings.apply {
+        apply_label(
+            settings,
+            &target,
+            &info.labels,
+            ranking.recommended.as_deref(),
+        )
+        .await?
+    } else {
+        LabelChange::NotAsked
+    };
+    let view = AssignView {
+        repo: &repo,
+        issue: target.issue,
+        registry,
+        ranking: &ranking,
+        found: &found,
+        label: &label,
+        pages,
+        comments: comments.len(),
+        requests: gh.requests(),
+    };
+    settings
+        .runner
+        .append_summary(&view::assign_markdown(&view))?;
+    let mut outputs = Outputs::pending();
+    outputs.set(
+        Output::RecommendedAgent,
+        ranking.recommended.clone().unwrap_or_default(),
+    );
+    settings.runner.set_outputs(&outputs.pairs())?;
+    if settings.json {
+        println!("{}", view::assign_json(&view));
+    } else if !settings.in_actions {
+        print!("{}", view::assign_plain(&view));
+    }
+    Ok(Outcome::Passed)
+}
+
+/// Labels the issue `agent:<id>`, removing an earlier `agent:*` label. Nothing is
+/// written when no agent qualifies (the issue keeps what it has), when the label is
+/// already right, or in a dry run.
+async fn apply_label(
+    settings: &Settings,
+    target: &Target,
+    labels: &[String],
+    recommended: Option<&str>,
+) -> Result<LabelChange> {
+    let Some(agent) = recommended else {
+        return Ok(LabelChange::NoneQualifies);
+    };
+    let wanted = format!("agent:{agent}");
+    let stale: Vec<String> = labels
+        .iter()
+        .filter(|l| l.len() >= 6 && l[..6].eq_ignore_ascii_case("agent:") && **l != wanted)
+        .cloned()
+        .collect();
+    let present = labels.contains(&wanted);
+    if present && stale.is_empty() {
+        return Ok(LabelChange::AlreadySet(wanted));
+    }
+    if settings.dry_run {
+        return Ok(LabelChange::DryRun {
+            add: wanted,
+            remove: stale,
+        });
+    }
+    let gh = &target.gh;
+    let result = async {
+        if !present {
+            gh.add_label(target.issue, &wanted).await?;
+        }
+        for old in &stale {
+            gh.remove_label(target.issue, old)
+                .await
+                .or_else(|e| match e {
+                    crate::github::ApiError::NotFound { .. } => Ok(()),
+                    e => Err(e),
+                })?;
+        }
+        Ok::<(), crate::github::ApiError>(())
+    }
+    .await;
+    match result {
+        Ok(()) => Ok(LabelChange::Applied {
+            add: wanted,
+            remove: stale,
+        }),
+        Err(e) if e.is_forbidden() => {
+            settings.runner.annotate(
+                Level::Warning,
+                ASSIGN_TITLE,
+                &format!(
+                    "the token may not label issues (403): `{wanted}` was not applied; grant \
+                     \"issues: write\" in the workflow's permissions"
+                ),
+            );
+            Ok(LabelChange::ReadOnly(wanted))
+        }
+        Err(e) => Err(e.into()),
+    }
+}

@@ -1,0 +1,323 @@
+//! The Context Protocol's v2.1 elements end to end: the origin project's own example
+//! read back as outputs and a summary that asks the human, a bad element as a warning,
+//! the loop warning from the policy, and `state put` writing the elements.
+
+use crate::support::fake_github::FakeGitHub;
+use crate::support::{Council, REPO};
+
+const ISSUE: u64 = 1;
+const AUTHOR: &str = "Codertocat";
+
+/// Git-Core-Protocol's `CONTEXT_PROTOCOL.md` v2.1 example, as an agent posts it.
+const ORIGIN_EXAMPLE: &str = r#"Necesito credenciales para continuar.
+
+```xml
+<agent-state>
+  <!-- 1. INTENCIÓN Y ESTADO -->
+  <intent>implement_auth_flow</intent>
+  <step>waiting_for_input</step>
+  <progress>45</progress>
+  <plan>
+    <item status="done">Analizar requisitos de OAuth</item>
+    <item status="done">Crear estructura de base de datos</item>
+    <item status="in_progress">Implementar endpoints de API</item>
+    <item status="pending">Crear frontend de login</item>
+    <item status="pending">Tests de integración</item>
+  </plan>
+  <input_request>
+    <status>waiting</status> <!-- waiting | received | none -->
+    <question>¿Cuál es el Client ID de Google para el entorno de staging?</question>
+  </input_request>
+  <metrics>
+    <tool_calls>12</tool_calls>
+    <errors>0</errors>
+    <cost_estimate>0.15</cost_estimate>
+  </metrics>
+  <memory>
+    {
+      "last_file_edited": "src/auth/router.ts",
+      "blockers": []
+    }
+  </memory>
+  <next_action>check_user_response</next_action>
+</agent-state>
+```
+"#;
+
+async fn world() -> FakeGitHub {
+    let gh = FakeGitHub::start().await;
+    gh.issue(ISSUE, AUTHOR, "OAuth for staging.");
+    gh
+}
+
+fn get(gh: &FakeGitHub) -> Council {
+    Council::action()
+        .api(&gh.uri())
+        .input("command", "state-get")
+        .input("issue", &ISSUE.to_string())
+}
+
+fn put(gh: &FakeGitHub) -> Council {
+    Council::action()
+        .api(&gh.uri())
+        .input("command", "state-put")
+        .input("issue", &ISSUE.to_string())
+}
+
+fn warnings(run: &crate::support::Run) -> Vec<&str> {
+    run.annotations()
+        .into_iter()
+        .filter(|a| a.starts_with("::warning"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_origin_example_is_exposed_and_its_question_asked() {
+    let gh = world().await;
+    gh.seed(ISSUE, AUTHOR, ORIGIN_EXAMPLE);
+    let run = get(&gh).run().await;
+    run.assert_code(0);
+    let plan: serde_json::Value = serde_json::from_str(run.output("state-plan")).unwrap();
+    assert_eq!(plan.as_array().map(Vec::len), Some(5));
+    assert_eq!(
+        plan[2],
+        serde_json::json!({"status": "in_progress", "text": "Implementar endpoints de API"})
+    );
+    assert_eq!(
+        run.output("state-input-request"),
+        r#"{"status":"waiting","question":"¿Cuál es el Client ID de Google para el entorno de staging?","open":true}"#
+    );
+    assert!(warnings(&run).is_empty(), "{:?}", run.annotations());
+    insta::assert_snapshot!(run.summary, @r"
+    ### agent-council · state-get · Codertocat/Hello-World#1
+
+    | Field | Value |
+    | --- | --- |
+    | `intent` | <code>implement&#95;auth&#95;flow</code> |
+    | `step` | <code>waiting&#95;for&#95;input</code> |
+    | `progress` | <code>45</code> |
+    | `memory` | <code>{&quot;last&#95;file&#95;edited&quot;&#58;&quot;src/auth/router.ts&quot;,&quot;blockers&quot;&#58;&#91;&#93;}</code> |
+    | `next_action` | <code>check&#95;user&#95;response</code> |
+    | `agent` | — |
+    | `plan` | <code>5 items&#58; 2 done, 1 in progress, 2 pending</code> |
+    | `input_request` | <code>waiting&#58; ¿Cuál es el Client ID de Google para el entorno de staging?</code> |
+    | `metrics` | <code>tool&#95;calls 12 · errors 0 · cost&#95;estimate 0.15</code> |
+
+    > [!IMPORTANT]
+    > **The agent is waiting for your answer:** ¿Cuál es el Client ID de Google para el entorno de staging?
+
+    **Plan**
+
+    - [x] Analizar requisitos de OAuth
+    - [x] Crear estructura de base de datos
+    - [ ] Implementar endpoints de API _(in progress)_
+    - [ ] Crear frontend de login
+    - [ ] Tests de integración
+
+    Read from <https://github.com/Codertocat/Hello-World/pull/1#issuecomment-5001> by <code>Codertocat</code> (2026-11-18T12:30:01Z).
+
+    <sub>policy: default policy (no .github/council.yml on the default branch) · comments read: 1 in 1 page · GitHub API requests: 1</sub>
+    ");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_output_carries_the_typed_elements() {
+    let gh = world().await;
+    gh.seed(ISSUE, AUTHOR, ORIGIN_EXAMPLE);
+    let run = Council::cli()
+        .env("GITHUB_API_URL", &gh.uri())
+        .env("GITHUB_GRAPHQL_URL", &format!("{}/graphql", gh.uri()))
+        .args(&[
+            "state",
+            "get",
+            "--issue",
+            "1",
+            "--repo",
+            REPO,
+            "--json",
+            "--github-token",
+            "ghs_test_token_value",
+        ])
+        .run()
+        .await;
+    run.assert_code(0);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        json["state"]["metrics"],
+        serde_json::json!({"tool_calls": 12, "errors": 0, "cost_estimate": 0.15, "generated_at": null})
+    );
+    assert_eq!(json["state"]["input_request"]["open"], true);
+    assert_eq!(json["state"]["plan"][0]["status"], "done");
+    assert_eq!(json["state"]["element_warnings"], serde_json::json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn too_many_tool_calls_warn_of_a_loop() {
+    let gh = world().await;
+    gh.seed(ISSUE, AUTHOR, ORIGIN_EXAMPLE);
+    gh.set_default_policy("agent_state:\n  max_tool_calls: 10\n");
+    let run = get(&gh).run().await;
+    run.assert_code(0);
+    let shown = warnings(&run);
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    assert!(
+        shown[0].contains("metrics.tool_calls is 12, above agent_state.max_tool_calls (10): the agent may be looping"),
+        "{shown:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bad_element_is_a_warning_and_the_rest_of_the_block_counts() {
+    let gh = world().await;
+    gh.seed(
+        ISSUE,
+        AUTHOR,
+        "<agent-state><step>coding</step><plan><item status=\"blocked\">x</item></plan>\
+         <input_request><status>received</status></input_request></agent-state>",
+    );
+    let run = get(&gh).run().await;
+    run.assert_code(0);
+    assert_eq!(run.output("state-step"), "coding");
+    assert_eq!(run.output("state-plan"), "[]");
+    assert_eq!(
+        run.output("state-input-request"),
+        r#"{"status":"received","question":null,"open":false}"#
+    );
+    let shown = warnings(&run);
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    assert!(
+        shown[0].contains("`<plan>` was not read: item 1 has status `blocked`"),
+        "{shown:?}"
+    );
+    assert!(
+        run.summary
+            .contains("| `plan` | <code>invalid (see the warning)</code> |"),
+        "{}",
+        run.summary
+    );
+    assert!(
+        !run.summary.contains("waiting for your answer"),
+        "{}",
+        run.summary
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn put_writes_agent_plan_request_and_metrics_and_keeps_other_elements() {
+    let gh = world().await;
+    gh.seed(
+        ISSUE,
+        AUTHOR,
+        "<agent-state><step>coding</step><plan><item status=\"done\">old</item></plan><friction>kept</friction></agent-state>",
+    );
+    let run = put(&gh)
+        .workspace_file("agent/plan.json", r#"[{"status": "done", "text": "Parse <input> & validate"}, {"status": "pending", "text": "Ship"}]"#)
+        .input("agent", "claude")
+        .input("plan", "@agent/plan.json")
+        .input("input-request", "Which region should staging use?")
+        .input("metrics", r#"{"tool_calls": 3, "errors": 0, "cost_estimate": 0.02, "generated_at": "2026-01-02T03:04:05Z"}"#)
+        .run()
+        .await;
+    run.assert_code(0);
+    let posted = gh.posted().await;
+    assert_eq!(posted.len(), 1);
+    let block = posted[0]
+        .split("```xml\n")
+        .nth(1)
+        .and_then(|b| b.split("\n```").next())
+        .unwrap();
+    insta::assert_snapshot!(block, @r#"
+    <agent-state>
+      <agent>claude</agent>
+      <step>coding</step>
+      <plan>
+        <item status="done">Parse &lt;input&gt; &amp; validate</item>
+        <item status="pending">Ship</item>
+      </plan>
+      <friction>kept</friction>
+      <input_request>
+        <status>waiting</status>
+        <question>Which region should staging use?</question>
+      </input_request>
+      <metrics>
+        <tool_calls>3</tool_calls>
+        <errors>0</errors>
+        <cost_estimate>0.02</cost_estimate>
+        <generated_at>2026-01-02T03:04:05Z</generated_at>
+      </metrics>
+    </agent-state>
+    "#);
+    assert_eq!(run.output("state-agent"), "claude");
+    assert_eq!(
+        run.output("state-input-request"),
+        r#"{"status":"waiting","question":"Which region should staging use?","open":true}"#
+    );
+    assert!(
+        run.summary.contains("The agent is waiting for your answer"),
+        "{}",
+        run.summary
+    );
+    // What was posted reads back with the same elements.
+    let back = get(&gh).run().await;
+    assert_eq!(back.output("state-plan"), run.output("state-plan"));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn secrets_are_refused_in_every_element_and_nothing_is_posted() {
+    let gh = world().await;
+    let token = format!("ghp_{}", "x9Y8".repeat(9));
+    for (input, value) in [
+        ("input-request", format!("Use {token}?")),
+        (
+            "plan",
+            format!(r#"[{{"status": "done", "text": "export GH={token}"}}]"#),
+        ),
+        ("agent", token.clone()),
+    ] {
+        let run = put(&gh).input(input, &value).run().await;
+        run.assert_code(2);
+        assert!(
+            run.stdout.contains(&format!(
+                "input `{input}` looks like it holds a GitHub token"
+            )),
+            "{}",
+            run.stdout
+        );
+        run.assert_no_secret(&token);
+    }
+    assert!(gh.posted().await.is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_api_sized_memory_keeps_every_repository_name_and_says_what_was_left_out() {
+    let gh = world().await;
+    let repos = std::fs::read_to_string(crate::support::data("github/repos-280.json")).unwrap();
+    let run = put(&gh)
+        .workspace_file("memory.json", &repos)
+        .input("memory", "@memory.json")
+        .input("step", "listing")
+        .run()
+        .await;
+    run.assert_code(0);
+    let posted = gh.posted().await;
+    let chars = posted[0].chars().count();
+    assert!((65_536 * 9 / 10..=65_536).contains(&chars), "{chars}");
+    let memory: serde_json::Value = serde_json::from_str(run.output("state-memory")).unwrap();
+    let original: serde_json::Value = serde_json::from_str(&repos).unwrap();
+    let kept = memory.as_array().unwrap();
+    for (item, orig) in kept.iter().zip(original.as_array().unwrap()) {
+        assert_eq!(
+            (&item["name"], &item["full_name"]),
+            (&orig["name"], &orig["full_name"])
+        );
+    }
+    assert_eq!(kept[280]["(omitted)"]["of"], 9_240);
+    assert!(
+        run.annotations()
+            .iter()
+            .any(|a| a.starts_with("::notice") && a.contains("compacted")),
+        "{:?}",
+        run.annotations()
+    );
+    assert!(run.summary.contains("items kept"), "{}", run.summary);
+}
