@@ -28,6 +28,7 @@ register! {
     doc_coverage,
     diff_size,
     secret_scan,
+    assistant_context,
     task_list,
     pipeline_green,
     merge_ready,
@@ -205,6 +206,7 @@ mod tests {
                 "check:doc-coverage",
                 "check:diff-size",
                 "check:secret-scan",
+                "check:assistant-context",
                 "check:task-list"
             ]
         );

@@ -187,7 +187,10 @@ mod tests {
             )),
         );
         let r = review(&Review::default(), vec![removed], &[]);
-        assert_eq!(verdicts(&r), [("secret_scan", "PASS")]);
+        assert_eq!(
+            verdicts(&r),
+            [("secret_scan", "PASS"), ("assistant_context", "PASS")]
+        );
         let added = file(
             "cfg.env",
             "modified",
@@ -203,6 +206,34 @@ mod tests {
     }
 
     #[test]
+    fn invalid_assistant_context_files_request_changes_naming_line_and_field() {
+        let mut pr = crate::event::sample_pull_request();
+        pr.labels.clear();
+        let diff = DiffFacts::new(
+            vec![file("ASSISTANT_CONTEXT.md", "modified", None)],
+            false,
+            &pr,
+        );
+        let checks = [crate::review::ContextCheck {
+            path: "ASSISTANT_CONTEXT.md".into(),
+            problems: vec![
+                "ASSISTANT_CONTEXT.md:3:9: status: must be one of active, paused, completed".into(),
+            ],
+        }];
+        let r = evaluate(&ReviewFacts {
+            pr: &pr,
+            policy: &Review {
+                secret_scan: false,
+                ..Review::default()
+            },
+            diff: &diff,
+            context_files: &checks,
+        });
+        assert_eq!(verdicts(&r), [("assistant_context", "FAIL")]);
+        insta::assert_snapshot!(r.gates[0].message.plain(), @r#"1 problem in changed ASSISTANT_CONTEXT files: "ASSISTANT_CONTEXT.md:3:9: status: must be one of active, paused, completed"."#);
+    }
+
+    #[test]
     fn diff_size_limits_and_task_lists() {
         let policy = Review {
             diff_size: Some(DiffSize {
@@ -211,6 +242,7 @@ mod tests {
                 skip_label: None,
             }),
             secret_scan: false,
+            assistant_context: false,
             task_list: true,
             ..Review::default()
         };

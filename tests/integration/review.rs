@@ -85,6 +85,7 @@ async fn a_docs_change_with_its_code_is_approved_and_labelled() {
             ("check:doc-coverage".into(), "PASS".into()),
             ("check:diff-size".into(), "PASS".into()),
             ("check:secret-scan".into(), "PASS".into()),
+            ("check:assistant-context".into(), "PASS".into()),
             ("check:task-list".into(), "PASS".into()),
             ("action:label".into(), "DONE".into()),
         ]
@@ -379,5 +380,47 @@ async fn the_cli_reviews_a_pull_request_by_number() {
         run.stdout.contains("review APPROVED on #7"),
         "{}",
         run.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn changed_assistant_context_files_are_validated_at_the_head() {
+    let valid = "---\nid: ctx-1\nstatus: active\nnext_steps: [\"ship\"]\n---\nNotes.\n";
+    let invalid = format!("---\nid: ctx-1\nstatus: sleeping\npurpose: \"{TOKEN}\"\n---\n");
+    let gh = world(
+        "",
+        vec![
+            PrFile::modified("ASSISTANT_CONTEXT.md", &[], &["status: active"]),
+            PrFile::modified("agents/b/ASSISTANT_CONTEXT.md", &[], &["x"]),
+        ],
+    )
+    .await;
+    gh.file(SHA, "ASSISTANT_CONTEXT.md", valid);
+    gh.file(SHA, "agents/b/ASSISTANT_CONTEXT.md", &invalid);
+    let run = review_run(&gh).run().await;
+    run.assert_code(1);
+    let audit = run.audit(7);
+    assert_eq!(audit["gates"]["assistant_context"], "FAIL");
+    let body = ledger_body(&gh);
+    assert!(
+        body.contains("agents/b/ASSISTANT&#95;CONTEXT.md")
+            || body.contains("agents/b/ASSISTANT_CONTEXT.md"),
+        "{body}"
+    );
+    assert!(body.contains("status"), "{body}");
+    run.assert_no_secret(TOKEN);
+    let reads: Vec<String> = gh
+        .call_lines()
+        .into_iter()
+        .filter(|c| c.contains("ASSISTANT_CONTEXT"))
+        .collect();
+    assert_eq!(
+        reads.len(),
+        2,
+        "each changed file read once, at the head: {reads:?}"
+    );
+    assert!(
+        reads.iter().all(|r| r.contains(&format!("ref={SHA}"))),
+        "{reads:?}"
     );
 }
