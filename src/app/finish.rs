@@ -226,7 +226,9 @@ fn announce(settings: &Settings, results: &[StageResult], done: &[Done]) {
         let level = match d.report.result {
             EffectResult::Done(_) | EffectResult::Unchanged(_) => continue,
             EffectResult::Skipped(_) | EffectResult::Pending(_) => Level::Notice,
-            EffectResult::Refused(_) | EffectResult::Failed(_) => Level::Warning,
+            EffectResult::Refused(_) => Level::Warning,
+            // A failed effect decides exit 3 when every gate passed: an error, not a hint.
+            EffectResult::Failed(_) => Level::Error,
         };
         settings.runner.annotate(
             level,

@@ -324,10 +324,15 @@ impl Ledger<'_> {
             ..DownloadOptions::default()
         };
         let head = merged.omitted.head_hash.clone();
+        let key = self.key();
+        // Only an artifact whose own chain verifies may fill the gap, and only when its
+        // entry n-1 is the entry the comment's tail links to.
         let older = download_first(gh, self.pr.number, &options, 1, |found| {
-            let prev = serde_json::from_slice::<ContextObject>(&found.json).ok()?;
-            (prev.timeline.len() >= n && prev.timeline[n - 1].hash == head)
-                .then(|| prev.timeline[..n].to_vec())
+            let prev = stored_from_file(&found.json).ok()?;
+            prev.verify(key).ok()?;
+            let timeline = &prev.context.timeline;
+            (prev.is_complete() && timeline.len() >= n && timeline[n - 1].hash == head)
+                .then(|| timeline[..n].to_vec())
         })
         .await;
         match older {
@@ -343,8 +348,8 @@ impl Ledger<'_> {
                 }
                 out.warnings.push(format!(
                     "the audit file holds the newest {} entries; the {n} older ones are in \
-                     earlier `audit-PR-{}` artifacts (the comment keeps their chain head, so \
-                     the tail still verifies)",
+                     earlier `audit-PR-{}` artifacts: `council verify` proves this file with \
+                     them (`--with`), or takes them on trust with `--allow-partial`",
                     context.timeline.len(),
                     self.pr.number
                 ));

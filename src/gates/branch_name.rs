@@ -28,13 +28,7 @@ fn check(facts: &GuardFacts) -> Option<GateOutcome> {
         return Some(GATE.fail(message, Some(rename_fix(input))));
     }
     let Some(rule) = facts.rules.first() else {
-        let allowed = input
-            .policy
-            .rules
-            .iter()
-            .map(|r| format!("{} → {}", r.shape, r.target_list()))
-            .collect::<Vec<_>>()
-            .join("; ");
+        let allowed = allowed_rules(input.policy);
         let mut message = Message::new()
             .text("Branch ")
             .value(input.head)
@@ -55,4 +49,24 @@ fn check(facts: &GuardFacts) -> Option<GateOutcome> {
                 .text(format!(" matches rule {}.", rule.label())),
         ),
     )
+}
+
+/// Rules shown in the "allowed" list; a policy may hold 1,000 of them, and the message
+/// must still fit an annotation and a comment.
+const LISTED_RULES: usize = 10;
+
+fn allowed_rules(policy: &crate::policy::BranchPolicy) -> String {
+    let mut listed: Vec<String> = policy
+        .rules
+        .iter()
+        .take(LISTED_RULES)
+        .map(|r| format!("{} → {}", r.shape, r.target_list()))
+        .collect();
+    if policy.rules.len() > LISTED_RULES {
+        listed.push(format!(
+            "and {} more rules in the policy",
+            policy.rules.len() - LISTED_RULES
+        ));
+    }
+    listed.join("; ")
 }

@@ -62,15 +62,16 @@ fn check(facts: &ReviewFacts) -> Option<GateOutcome> {
                 message = message.text(" ");
             }
             let n = pair.code_changed.len();
-            message = message
-                .text(format!(
-                    "{}: {n} file{} changed under {} (e.g. ",
-                    pair.key,
-                    if n == 1 { "" } else { "s" },
-                    list(pair.code_globs)
-                ))
+            message = message.text(format!(
+                "{}: {n} file{} changed under ",
+                pair.key,
+                if n == 1 { "" } else { "s" }
+            ));
+            message = globs(message, pair.code_globs)
+                .text(" (e.g. ")
                 .value(pair.code_changed[0])
-                .text(format!("), but none under {}.", list(pair.docs_globs)));
+                .text("), but none under ");
+            message = globs(message, pair.docs_globs).text(".");
         }
         return Some(GATE.fail(message, Some(fix(config.skip_label.as_deref()))));
     }
@@ -94,12 +95,15 @@ fn check(facts: &ReviewFacts) -> Option<GateOutcome> {
     })))
 }
 
-fn list(globs: &[String]) -> String {
-    globs
-        .iter()
-        .map(|g| format!("`{g}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
+/// The globs as values (code in Markdown, quoted in plain text), comma separated.
+fn globs(mut message: Message, globs: &[String]) -> Message {
+    for (i, glob) in globs.iter().enumerate() {
+        if i > 0 {
+            message = message.text(", ");
+        }
+        message = message.value(glob);
+    }
+    message
 }
 
 fn skipped(label: &str) -> Message {

@@ -230,21 +230,35 @@ impl GitHub {
             errors: Vec<Value>,
         }
         let envelope: Envelope<T> = reply.json(what)?;
-        match envelope.data {
-            Some(data) if envelope.errors.is_empty() => Ok(data),
-            _ => Err(ApiError::Rejected {
+        if let (Some(data), true) = (envelope.data, envelope.errors.is_empty()) {
+            return Ok(data);
+        }
+        let message = self.redact(
+            &envelope
+                .errors
+                .iter()
+                .filter_map(|e| e.get("message").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("; "),
+        );
+        // GraphQL answers 200 with `type: FORBIDDEN` where REST answers 403: the same
+        // missing permission, handled the same way (a read-only token is a warning).
+        let forbidden = envelope
+            .errors
+            .iter()
+            .any(|e| e.get("type").and_then(Value::as_str) == Some("FORBIDDEN"));
+        Err(match forbidden {
+            true => ApiError::Forbidden {
+                what: what.to_string(),
+                status: 403,
+                message,
+            },
+            false => ApiError::Rejected {
                 what: what.to_string(),
                 status: reply.status.as_u16(),
-                message: self.redact(
-                    &envelope
-                        .errors
-                        .iter()
-                        .filter_map(|e| e.get("message").and_then(Value::as_str))
-                        .collect::<Vec<_>>()
-                        .join("; "),
-                ),
-            }),
-        }
+                message,
+            },
+        })
     }
 
     async fn call(

@@ -92,12 +92,22 @@ impl Rule {
         any_matches(&self.targets, base).is_some()
     }
 
+    /// The targets as messages show them: the first few, then how many more (a rule may
+    /// list 1,000, and a message must still fit an annotation and a comment).
     pub fn target_list(&self) -> String {
-        self.targets
+        const SHOWN: usize = 10;
+        let mut shown: Vec<&str> = self
+            .targets
             .iter()
+            .take(SHOWN)
             .map(|t| t.glob.as_str())
-            .collect::<Vec<_>>()
-            .join(", ")
+            .collect();
+        let more;
+        if self.targets.len() > SHOWN {
+            more = format!("and {} more", self.targets.len() - SHOWN);
+            shown.push(&more);
+        }
+        shown.join(", ")
     }
 }
 

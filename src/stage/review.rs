@@ -155,7 +155,7 @@ mod tests {
                 label: "bot-approved".into()
             }]
         );
-        insta::assert_snapshot!(bad.gates[0].timeline_message(), @r#"review.docs: 1 file changed under `src/**` (e.g. "src/a.rs"), but none under `docs/**`, `*.md`. Fix: update the docs that describe this change in the same pull request, or add the label "no-docs" when no docs apply."#);
+        insta::assert_snapshot!(bad.gates[0].timeline_message(), @r#"review.docs: 1 file changed under "src/**" (e.g. "src/a.rs"), but none under "docs/**", "*.md". Fix: update the docs that describe this change in the same pull request, or add the label "no-docs" when no docs apply."#);
         let again = review(
             &policy,
             vec![file("docs/x.md", "added", None)],

@@ -52,7 +52,7 @@ async fn the_audit_file_is_never_written_through_a_planted_link() {
         assert!(run.output("context").starts_with("{\"schema_version\":1"));
         let warned = run.annotations().join("\n");
         assert!(
-            warned.contains(&format!("::warning title=council audit file%3A action%3Awrite-audit::{planted} is a symbolic link")),
+            warned.contains(&format!("::error title=council audit file%3A action%3Awrite-audit::{planted} is a symbolic link")),
             "{warned}"
         );
     }

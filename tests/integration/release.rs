@@ -523,7 +523,7 @@ async fn a_release_token_that_may_not_merge_fails_the_run_with_what_to_grant() {
     );
     assert!(
         run.annotations().iter().any(|a| a
-            .starts_with("::warning title=council release%3A action%3Amerge")
+            .starts_with("::error title=council release%3A action%3Amerge")
             && a.contains("contents: write")),
         "{:?}",
         run.annotations()
