@@ -61,6 +61,44 @@ def entries(n, key):
         yield entry
 
 
+GATE_KEYS = {"check:branch-name": "naming_convention", "check:target-branch": "target_policy",
+             "check:pipeline": "pipeline_green"}
+STAGE_OF = {"agent_guard": ("guard_status", "PASS", "FAIL"),
+            "agent_review": ("review_status", "APPROVED", "CHANGES_REQUESTED")}
+
+
+class Derived:
+    """SPEC.md's derivation of `state` and `gates`, recomputed alongside the writing, so
+    that the file is what the product would write (council verify checks them)."""
+
+    def __init__(self):
+        self.gates = {"naming_convention": None, "target_policy": None,
+                      "doc_coverage": None, "pipeline_green": None}
+        self.newest = {}   # agent -> (sha, run_id, run_attempt) of its newest check
+        self.results = {}  # (agent, sha, run_id, run_attempt) -> results of its checks
+
+    def add(self, e):
+        action = e["action"]
+        if not action.startswith("check:"):
+            return
+        key = GATE_KEYS.get(action, action[len("check:"):].replace("-", "_"))
+        self.gates[key] = e["result"] if e["result"] in ("PASS", "FAIL") else None
+        group = (e["sha"], e["run_id"], e["run_attempt"])
+        self.newest[e["agent"]] = group
+        self.results.setdefault((e["agent"],) + group, []).append(e["result"])
+
+    def state(self):
+        state = {"guard_status": "PENDING", "review_status": "PENDING", "release_status": "PENDING"}
+        for agent, (field, passed, failed) in STAGE_OF.items():
+            if agent in self.newest:
+                results = self.results[(agent,) + self.newest[agent]]
+                if "FAIL" in results:
+                    state[field] = failed
+                elif all(r == "PASS" for r in results):
+                    state[field] = passed
+        return state
+
+
 def write(path, n, key):
     head = {
         "schema_version": 1,
@@ -70,18 +108,25 @@ def write(path, n, key):
         "trigger": "webhook:pull_request.synchronize",
         "subject": {"type": "pull_request", "id": 123, "source_branch": "feature/x",
                     "target_branch": "develop", "author": "octocat", "head_sha": "0" * 40},
-        "state": {"guard_status": "PENDING", "review_status": "PENDING", "release_status": "PENDING"},
-        "gates": {"naming_convention": None, "target_policy": None,
-                  "doc_coverage": None, "pipeline_green": None},
     }
+    derived = Derived()
+    last = ZERO
     with open(path, "w") as out:
-        # Pretty-printed like the product's files (serde_json's to_string_pretty).
+        # Pretty-printed like the product's files (serde_json's to_string_pretty); state
+        # and gates are known only once every entry is written, so they come after.
         text = json.dumps(head, indent=2)
         out.write(text[:-2] + ',\n  "timeline": [')
         for i, entry in enumerate(entries(n, key)):
+            derived.add(entry)
+            last = entry["hash"]
             body = json.dumps(entry, indent=2).replace("\n", "\n    ")
             out.write(("," if i else "") + "\n    " + body)
-        out.write("\n  ]\n}\n")
+        chain_head = {"entries": n, "hash": last}
+        if key is not None:
+            text = f"agent-council:head:v1\n{n}\n{last}".encode()
+            chain_head["signature"] = "hmac-sha256:" + hmac.new(key, text, hashlib.sha256).hexdigest()
+        tail = {"state": derived.state(), "gates": derived.gates, "chain_head": chain_head}
+        out.write("\n  ],\n" + json.dumps(tail, indent=2)[2:])
 
 
 def measure(binary, path, key):
