@@ -17,7 +17,7 @@ use crate::gates::Verdict;
 use crate::github::artifact::artifact_name;
 use crate::github::{GitHub, RepoName};
 use crate::render::summary::{self, RunReport};
-use crate::render::text::{Message, escape_text};
+use crate::render::text::Message;
 use crate::runner::Level;
 use crate::settings::Settings;
 use crate::stage::result::{entries, outcome};
@@ -160,9 +160,7 @@ pub async fn finish(
         announce(settings, &results, &done);
     }
     if let Some(e) = &unfinished {
-        settings
-            .runner
-            .annotate(Level::Error, e.title(), &e.to_string());
+        settings.runner.error(e.title(), &e.to_string());
     }
     let effects: Vec<EffectReport> = done.into_iter().map(|d| d.report).collect();
     let report = RunReport {
@@ -173,10 +171,8 @@ pub async fn finish(
     };
     let mut markdown = summary::markdown(&report);
     if let Some(e) = &unfinished {
-        markdown.push_str(&format!(
-            "\n### agent-council · error\n\n{}\n",
-            escape_text(&e.to_string())
-        ));
+        markdown.push('\n');
+        markdown.push_str(&e.summary_section());
     }
     let mut outputs = Outputs::of_results(&results);
     outputs

@@ -113,11 +113,9 @@ pub async fn run_release(settings: &Settings, event: &Event) -> Result<Outcome> 
             Err(e) if !many => return Err(e),
             // One pull request's error must not keep the others from being decided.
             Err(e) => {
-                settings.runner.annotate(
-                    Level::Error,
-                    e.title(),
-                    &format!("pull request #{}: {e}", pr.number),
-                );
+                settings
+                    .runner
+                    .error(e.title(), &format!("pull request #{}: {e}", pr.number));
                 worst = worst.worst(Outcome::Unfinished(e.exit_code()));
             }
         }
