@@ -7,6 +7,7 @@
 use super::audit_file;
 use super::effects::Executor;
 use super::ledger::Ledger;
+use super::run_json;
 use super::upload::{Upload, upload};
 use super::{now, run_url};
 use crate::audit::ContextObject;
@@ -190,14 +191,25 @@ pub async fn finish(
             .runner
             .annotate(Level::Warning, "council summary", &e.to_string());
     }
-    if !settings.in_actions {
-        print!("{}", summary::plain(&report));
-    }
-    outcome(
+    let ended = outcome(
         &results,
         effects.iter().any(EffectReport::failed),
-        unfinished.map(|e| e.exit_code()),
-    )
+        unfinished.as_ref().map(Error::exit_code),
+    );
+    if settings.json {
+        let json = run_json::pr_run(
+            settings,
+            &run.repo.full(),
+            &report,
+            &outputs,
+            ended.exit_code(),
+            unfinished.as_ref(),
+        );
+        println!("{json}");
+    } else if !settings.in_actions {
+        print!("{}", summary::plain(&report));
+    }
+    ended
 }
 
 /// One error annotation per failed gate, naming the rule and the fix, and a notice per

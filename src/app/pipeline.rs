@@ -169,7 +169,9 @@ pub async fn run_pr(
         let why: Vec<String> = undecided.iter().map(Message::plain).collect();
         let why = format!("#{}: {}", pr.number, why.join("; "));
         settings.runner.annotate(Level::Notice, "council", &why);
-        if !settings.in_actions {
+        if settings.json {
+            println!("{}", super::run_json::nothing_to_do(settings, &why));
+        } else if !settings.in_actions {
             println!("{why}");
         }
         return Ok(Outcome::Passed);
