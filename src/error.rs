@@ -75,6 +75,15 @@ impl Error {
         }
     }
 
+    /// No token for the GitHub API where one is needed; `why` says what needs it. The
+    /// fix names every way to give one, for a workflow and for the CLI.
+    pub fn no_token(why: impl std::fmt::Display) -> Self {
+        Error::Usage(format!(
+            "no GitHub token: {why}. In a workflow set the `github-token` input (its default \
+             `${{{{ github.token }}}}` is enough); on the CLI set GH_TOKEN or GITHUB_TOKEN"
+        ))
+    }
+
     /// Tells the user, in the one error style of every command: on a terminal
     /// `error: <what went wrong and the fix>` on stderr; in Actions an `::error title=…::`
     /// annotation and a section of the step summary.

@@ -57,8 +57,8 @@ pub async fn command(settings: &Settings, stage: Stage) -> Result<Outcome> {
     let clients = Clients::new(settings, &event)?;
     if let Some(number) = settings.pr {
         let gh = clients.gh.as_ref().ok_or_else(|| {
-            Error::Usage(format!(
-                "--pr {number}: the pull request is read through the API; set `github-token`"
+            Error::no_token(format!(
+                "--pr {number}: the pull request is read through the API"
             ))
         })?;
         let pr = gh.pull_request(number).await?;
@@ -90,9 +90,8 @@ pub async fn run_release(settings: &Settings, event: &Event) -> Result<Outcome> 
     let pulls = match settings.pr {
         Some(number) => {
             let gh = clients.gh.as_ref().ok_or_else(|| {
-                Error::Usage(format!(
-                    "--pr {number}: the pull request is read through the API, and no \
-                     `github-token` was given"
+                Error::no_token(format!(
+                    "--pr {number}: the pull request is read through the API"
                 ))
             })?;
             vec![gh.pull_request(number).await?]
