@@ -35,13 +35,19 @@ macro_rules! key_help {
 }
 macro_rules! ps_help {
     () => {
-        " A flag's value is visible to other users in `ps`: prefer the environment or the key file."
+        " A flag's value is visible to other users in `ps`: prefer the environment"
     };
 }
-const TOKEN_HELP: &str = concat!(token_help!(), ps_help!());
-const PR_HELP: &str = concat!(token_help!(), key_help!(), ps_help!());
-const ALL_SECRETS_HELP: &str = concat!(token_help!(), release_help!(), key_help!(), ps_help!());
-const KEY_HELP: &str = concat!("Secrets:", key_help!(), ps_help!());
+const TOKEN_HELP: &str = concat!(token_help!(), ps_help!(), ".");
+const PR_HELP: &str = concat!(token_help!(), key_help!(), ps_help!(), " or the key file.");
+const ALL_SECRETS_HELP: &str = concat!(
+    token_help!(),
+    release_help!(),
+    key_help!(),
+    ps_help!(),
+    " or the key file."
+);
+const KEY_HELP: &str = concat!("Secrets:", key_help!(), ps_help!(), " or the key file.");
 
 #[derive(Debug, Parser)]
 #[command(
@@ -57,7 +63,7 @@ const KEY_HELP: &str = concat!("Secrets:", key_help!(), ps_help!());
         release_help!(),
         key_help!(),
         ps_help!(),
-        "\n\nExit codes: 0 passed or nothing to do, 1 a gate failed, 2 bad usage or input, \
+        " or the key file.\n\nExit codes: 0 passed or nothing to do, 1 a gate failed, 2 bad usage or input, \
          3 the GitHub API failed."
     ),
     args_conflicts_with_subcommands = true
@@ -148,6 +154,8 @@ pub enum Command {
     Assign(AssignArgs),
 }
 
+// Parsed once per process: the size of a variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Subcommand)]
 pub enum StateCommand {
     /// The latest trusted `<agent-state>` of an issue.
@@ -158,6 +166,8 @@ pub enum StateCommand {
     Put(StatePutArgs),
 }
 
+// Parsed once per process: the size of a variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Subcommand)]
 pub enum ContextCommand {
     /// Check ASSISTANT_CONTEXT files (default: every ASSISTANT_CONTEXT.md/.yaml in the
