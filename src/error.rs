@@ -7,6 +7,8 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+use crate::runner::Runner;
+
 #[derive(Debug, Error)]
 pub enum Error {
     /// Wrong flags, inputs or environment: the user must change the invocation.
@@ -71,6 +73,31 @@ impl Error {
             Error::Artifact(_) => "council: artifact upload failed",
             Error::Tampered(_) => "council: audit file tampered",
         }
+    }
+
+    /// No token for the GitHub API where one is needed; `why` says what needs it. The
+    /// fix names every way to give one, for a workflow and for the CLI.
+    pub fn no_token(why: impl std::fmt::Display) -> Self {
+        Error::Usage(format!(
+            "no GitHub token: {why}. In a workflow set the `github-token` input (its default \
+             `${{{{ github.token }}}}` is enough); on the CLI set GH_TOKEN or GITHUB_TOKEN"
+        ))
+    }
+
+    /// Tells the user, in the one error style of every command: on a terminal
+    /// `error: <what went wrong and the fix>` on stderr; in Actions an `::error title=…::`
+    /// annotation and a section of the step summary.
+    pub fn report(&self, runner: &Runner) {
+        runner.error(self.title(), &self.to_string());
+        let _ = runner.append_summary(&self.summary_section());
+    }
+
+    /// The step summary's section for this error.
+    pub fn summary_section(&self) -> String {
+        format!(
+            "### agent-council · error\n\n{}\n",
+            crate::render::text::escape_text(&self.to_string())
+        )
     }
 
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {

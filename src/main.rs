@@ -1,51 +1,60 @@
-use clap::Parser;
-
 use agent_council::cli::Cli;
 use agent_council::error::Error;
-use agent_council::runner::Level;
+use agent_council::runner::{Level, Runner, workflow_command};
 use agent_council::settings::{RunnerEnv, Settings};
+use agent_council::stage::Outputs;
 
 fn main() {
-    // A bug must still end inside the contract's exit codes, with a message.
+    // A bug must still end inside the contract's exit codes, with a message in the one
+    // error style (an annotation in Actions).
     std::panic::set_hook(Box::new(|info| {
-        eprintln!("error: council hit an internal error ({info}); this is a bug, please report it");
+        let message =
+            format!("council hit an internal error ({info}); this is a bug, please report it");
+        if std::env::var("GITHUB_ACTIONS").as_deref() == Ok("true") {
+            println!(
+                "{}",
+                workflow_command(Level::Error, "council: internal error", &message)
+            );
+        } else {
+            eprintln!("error: {message}");
+        }
         std::process::exit(3);
     }));
-    let cli = Cli::parse();
+    let cli = Cli::parse_args();
     let env = RunnerEnv::from_process();
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
     let settings = match Settings::resolve(cli, &env, cwd) {
         Ok(settings) => settings,
-        Err(e) => fail(None, &e),
+        Err(e) => {
+            // Bad settings still end like any run: outputs (every stage PENDING), the
+            // error where the user looks.
+            let runner = env.runner();
+            let _ = runner.set_outputs(&Outputs::pending().pairs());
+            fail(&runner, &e)
+        }
     };
+    for warning in &settings.warnings {
+        settings.runner.annotate(Level::Warning, "council", warning);
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {
         Ok(rt) => rt,
         Err(e) => fail(
-            Some(&settings),
+            &settings.runner,
             &Error::Usage(format!("cannot start the async runtime: {e}")),
         ),
     };
     match runtime.block_on(agent_council::app::run(settings.clone())) {
         Ok(outcome) => std::process::exit(outcome.exit_code()),
-        Err(e) => fail(Some(&settings), &e),
+        Err(e) => fail(&settings.runner, &e),
     }
 }
 
-/// Reports an error where the user will look (annotation + summary in Actions) and exits
-/// with its contract code.
-fn fail(settings: Option<&Settings>, e: &Error) -> ! {
-    match settings {
-        Some(s) => {
-            s.runner.annotate(Level::Error, e.title(), &e.to_string());
-            let _ = s.runner.append_summary(&format!(
-                "### agent-council · error\n\n{}\n",
-                agent_council::render::text::escape_text(&e.to_string())
-            ));
-        }
-        None => eprintln!("error: {e}"),
-    }
+/// Reports an error in the one style (`error: …` on a terminal, annotation + summary in
+/// Actions) and exits with its contract code.
+fn fail(runner: &Runner, e: &Error) -> ! {
+    e.report(runner);
     std::process::exit(e.exit_code())
 }

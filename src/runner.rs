@@ -60,6 +60,17 @@ impl Runner {
         }
     }
 
+    /// An error in the one style of every command: an `::error title=…::` annotation in
+    /// Actions; on a terminal `error: <message>` on stderr, the message saying what went
+    /// wrong and how to fix it (the title is for the annotation only).
+    pub fn error(&self, title: &str, message: &str) {
+        if self.actions {
+            println!("{}", workflow_command(Level::Error, title, message));
+        } else {
+            eprintln!("error: {}", terminal_text(message));
+        }
+    }
+
     /// An annotation GitHub shows on a line of a file (the message still names the
     /// place, for logs and the terminal).
     pub fn annotate_at(&self, level: Level, title: &str, at: &FileLine, message: &str) {
@@ -161,18 +172,25 @@ fn push_shown(out: &mut String, c: char) {
 /// An annotation outside Actions, on a terminal: line breaks kept, every other control
 /// shown as `<U+XXXX>`, so a message cannot move the cursor, recolor or erase text.
 fn terminal_line(level: Level, title: &str, message: &str) -> String {
-    let shown = |s: &str| {
-        let mut out = String::with_capacity(s.len());
-        for c in s.chars() {
-            match c {
-                '\n' => out.push('\n'),
-                c if is_control(c) => push_shown(&mut out, c),
-                c => out.push(c),
-            }
+    format!(
+        "{}: {}: {}",
+        level.command(),
+        terminal_text(title),
+        terminal_text(message)
+    )
+}
+
+/// Text for a terminal: line breaks kept, every other control shown as `<U+XXXX>`.
+fn terminal_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' => out.push('\n'),
+            c if is_control(c) => push_shown(&mut out, c),
+            c => out.push(c),
         }
-        out
-    };
-    format!("{}: {}: {}", level.command(), shown(title), shown(message))
+    }
+    out
 }
 
 #[cfg(test)]

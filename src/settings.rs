@@ -4,7 +4,8 @@
 //! pure, so tests build settings from a list of pairs.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 
 use crate::audit::RunInfo;
 use crate::cli::{Cli, Command, ContextCommand, StateCommand};
@@ -31,9 +32,16 @@ impl std::fmt::Debug for Secret {
 }
 
 /// The runner variables this program reads, captured once.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub struct RunnerEnv {
     vars: BTreeMap<String, String>,
+}
+
+/// Names only: some values are secrets.
+impl std::fmt::Debug for RunnerEnv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_set().entries(self.vars.keys()).finish()
+    }
 }
 
 const RUNNER_VARS: &[&str] = &[
@@ -55,6 +63,13 @@ const RUNNER_VARS: &[&str] = &[
     "ACTIONS_RESULTS_URL",
     "COUNCIL_RETRY_BASE_MS",
     "COUNCIL_REQUEST_TIMEOUT_MS",
+    // Secrets for CLI use, so that none has to be a command-line argument (`ps` shows
+    // those to every user): see `Secrets::resolve`.
+    "GH_TOKEN",
+    "GITHUB_TOKEN",
+    "COUNCIL_RELEASE_TOKEN",
+    "COUNCIL_HMAC_KEY",
+    "COUNCIL_HMAC_KEY_FILE",
 ];
 
 impl RunnerEnv {
@@ -69,6 +84,15 @@ impl RunnerEnv {
     pub fn from_pairs(pairs: impl IntoIterator<Item = (String, String)>) -> RunnerEnv {
         RunnerEnv {
             vars: pairs.into_iter().collect(),
+        }
+    }
+
+    /// Where outputs, the summary and annotations go (also when the settings are bad).
+    pub fn runner(&self) -> Runner {
+        Runner {
+            actions: self.get("GITHUB_ACTIONS") == Some("true"),
+            output_path: self.get("GITHUB_OUTPUT").map(PathBuf::from),
+            summary_path: self.get("GITHUB_STEP_SUMMARY").map(PathBuf::from),
         }
     }
 
@@ -222,49 +246,67 @@ pub struct Settings {
     pub report: Option<String>,
     /// `assign --apply` (always on in Actions, where `dry-run` is the way to write nothing).
     pub apply: bool,
+    /// Said once the run starts (e.g. a token given as a command-line argument).
+    pub warnings: Vec<String>,
 }
 
 pub const DEFAULT_POLICY_PATH: &str = ".github/council.yml";
 
 impl Settings {
     pub fn resolve(cli: Cli, env: &RunnerEnv, cwd: PathBuf) -> Result<Settings> {
-        let i = cli.inputs;
         let mut verify = VerifyOptions::default();
         let mut context_paths = Vec::new();
-        let command = match cli.command {
-            Some(Command::Run) => CommandKind::Auto,
-            Some(Command::Guard) => CommandKind::Run(Stage::Guard),
-            Some(Command::Review) => CommandKind::Run(Stage::Review),
-            Some(Command::Release) => CommandKind::Run(Stage::Release),
-            Some(Command::State(StateCommand::Get)) => CommandKind::Run(Stage::StateGet),
-            Some(Command::State(StateCommand::Put)) => CommandKind::Run(Stage::StatePut),
-            Some(Command::Context(ContextCommand::Validate { paths })) => {
-                context_paths = paths;
-                CommandKind::Run(Stage::ContextValidate)
-            }
-            Some(Command::Context(ContextCommand::Show { path })) => {
-                context_paths = vec![path];
-                CommandKind::ContextShow
-            }
-            Some(Command::Context(ContextCommand::Sync)) => CommandKind::Run(Stage::ContextSync),
-            Some(Command::Report) => CommandKind::Run(Stage::Report),
-            Some(Command::Assign) => CommandKind::Run(Stage::Assign),
-            Some(Command::Verify {
-                file,
-                with,
-                allow_partial,
-            }) => {
-                verify = VerifyOptions {
-                    file: Some(file),
-                    with,
-                    allow_partial,
+        let (command, i, local) = match cli.command {
+            None => {
+                let command = match non_empty(cli.inputs.command.clone()) {
+                    Some(name) => CommandKind::from_input(&name)?,
+                    None => CommandKind::Auto,
                 };
-                CommandKind::Run(Stage::Verify)
+                (command, cli.inputs, cli.local)
             }
-            None => match non_empty(i.command) {
-                Some(name) => CommandKind::from_input(&name)?,
-                None => CommandKind::Auto,
-            },
+            Some(sub) => {
+                // With a subcommand, the top level holds only what `INPUT_*` set there.
+                if let Some(name) = non_empty(cli.inputs.command) {
+                    return Err(Error::Usage(format!(
+                        "the command is given twice: `--command {name}` (or INPUT_COMMAND) and \
+                         the subcommand `{}`; give one: `council {}` or `council --command \
+                         {name}`",
+                        sub.name(),
+                        sub.name()
+                    )));
+                }
+                let (inputs, local) = sub.flags();
+                let command = match sub {
+                    Command::Run(_) => CommandKind::Auto,
+                    Command::Guard(_) => CommandKind::Run(Stage::Guard),
+                    Command::Review(_) => CommandKind::Run(Stage::Review),
+                    Command::Release(_) => CommandKind::Run(Stage::Release),
+                    Command::State(StateCommand::Get(_)) => CommandKind::Run(Stage::StateGet),
+                    Command::State(StateCommand::Put(_)) => CommandKind::Run(Stage::StatePut),
+                    Command::Context(ContextCommand::Validate(a)) => {
+                        context_paths = a.paths;
+                        CommandKind::Run(Stage::ContextValidate)
+                    }
+                    Command::Context(ContextCommand::Show(a)) => {
+                        context_paths = vec![a.path];
+                        CommandKind::ContextShow
+                    }
+                    Command::Context(ContextCommand::Sync(_)) => {
+                        CommandKind::Run(Stage::ContextSync)
+                    }
+                    Command::Report(_) => CommandKind::Run(Stage::Report),
+                    Command::Assign(_) => CommandKind::Run(Stage::Assign),
+                    Command::Verify(a) => {
+                        verify = VerifyOptions {
+                            file: Some(a.file),
+                            with: a.with,
+                            allow_partial: a.allow_partial,
+                        };
+                        CommandKind::Run(Stage::Verify)
+                    }
+                };
+                (command, inputs, local)
+            }
         };
         let in_actions = env.get("GITHUB_ACTIONS") == Some("true");
         let policy_input = non_empty(i.policy);
@@ -296,6 +338,17 @@ impl Settings {
             },
             None => RunInfo::local(),
         };
+        let workspace = env
+            .get("GITHUB_WORKSPACE")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| cwd.clone());
+        let hmac_key = KeySources {
+            env,
+            cwd: &cwd,
+            workspace: &workspace,
+            in_actions,
+        }
+        .resolve(non_empty(i.hmac_key), local.hmac_key_file.clone())?;
         Ok(Settings {
             command,
             verify,
@@ -305,12 +358,17 @@ impl Settings {
             upload_artifact: parse_bool(i.upload_artifact, "upload-artifact")?.unwrap_or(true),
             policy_path,
             policy_explicit,
-            token: non_empty(i.github_token).map(Secret),
-            release_token: non_empty(i.release_token).map(Secret),
-            hmac_key: non_empty(i.hmac_key).map(Secret),
+            token: token(
+                non_empty(i.github_token),
+                env,
+                &["GH_TOKEN", "GITHUB_TOKEN"],
+            ),
+            release_token: token(non_empty(i.release_token), env, &["COUNCIL_RELEASE_TOKEN"]),
+            hmac_key,
+            warnings: exposed_secret_warnings(&cli.secrets_on_command_line),
             retention_days: parse_retention(i.retention_days)?,
             issue: parse_number(non_empty(i.issue).as_deref(), "issue")?,
-            pr: parse_number(non_empty(cli.local.pr.clone()).as_deref(), "pr")?,
+            pr: parse_number(non_empty(local.pr.clone()).as_deref(), "pr")?,
             registry_issue: parse_number(non_empty(i.registry_issue).as_deref(), "registry-issue")?,
             trusted_authors: split_list(non_empty(i.trusted_authors)),
             state: StateInputs {
@@ -331,15 +389,12 @@ impl Settings {
                 paths: context_paths,
             },
             report: non_empty(i.report),
-            apply: cli.local.apply || in_actions,
-            event: event_source(&cli.local, env)?,
-            repo: non_empty(cli.local.repo)
+            apply: local.apply || in_actions,
+            event: event_source(&local, env)?,
+            repo: non_empty(local.repo)
                 .or_else(|| env.get("GITHUB_REPOSITORY").map(str::to_string)),
             run,
-            workspace: env
-                .get("GITHUB_WORKSPACE")
-                .map(PathBuf::from)
-                .unwrap_or(cwd),
+            workspace,
             api_url,
             graphql_url,
             server_url: server_url.clone(),
@@ -352,21 +407,152 @@ impl Settings {
                 "COUNCIL_REQUEST_TIMEOUT_MS",
             )?)
             .with_budget(RUN_BUDGET),
-            runner: Runner {
-                actions: in_actions,
-                output_path: env.get("GITHUB_OUTPUT").map(PathBuf::from),
-                summary_path: env.get("GITHUB_STEP_SUMMARY").map(PathBuf::from),
-            },
+            runner: env.runner(),
             artifact: RuntimeEnv {
                 runtime_token: env.get("ACTIONS_RUNTIME_TOKEN").map(str::to_string),
                 results_url: env.get("ACTIONS_RESULTS_URL").map(str::to_string),
                 server_url: Some(server_url),
                 retention_days_limit: env.get("GITHUB_RETENTION_DAYS").map(str::to_string),
             },
-            json: cli.local.json,
-            allow_secrets: cli.local.allow_secrets,
+            json: local.json,
+            allow_secrets: local.allow_secrets,
         })
     }
+}
+
+/// A token: the flag or `INPUT_*` value, else the first of `vars` that is set. Tokens
+/// never hold whitespace: a trailing newline from a secret store is dropped.
+fn token(given: Option<String>, env: &RunnerEnv, vars: &[&str]) -> Option<Secret> {
+    given
+        .or_else(|| vars.iter().find_map(|v| env.get(v).map(str::to_string)))
+        .map(|t| t.trim().to_string())
+        .filter(|t| !t.is_empty())
+        .map(Secret)
+}
+
+/// Where the HMAC key came from and where files are looked for.
+struct KeySources<'a> {
+    env: &'a RunnerEnv,
+    cwd: &'a Path,
+    workspace: &'a Path,
+    in_actions: bool,
+}
+
+impl KeySources<'_> {
+    /// `--hmac-key`/`INPUT_HMAC-KEY` or `--hmac-key-file`, else `COUNCIL_HMAC_KEY` or
+    /// `COUNCIL_HMAC_KEY_FILE`: a key and a key file at the same level is a usage error
+    /// (which one was meant?); the flags beat the environment.
+    fn resolve(&self, key: Option<String>, file: Option<PathBuf>) -> Result<Option<Secret>> {
+        let file = file.filter(|f| !f.as_os_str().is_empty());
+        match (key, file) {
+            (Some(_), Some(_)) => Err(Error::Usage(
+                "both `hmac-key` (--hmac-key or INPUT_HMAC-KEY) and --hmac-key-file are set: \
+                 give one"
+                    .into(),
+            )),
+            (Some(key), None) => Ok(Some(Secret(key))),
+            (None, Some(file)) => self.read(&file, "--hmac-key-file").map(Some),
+            (None, None) => match (
+                self.env.get("COUNCIL_HMAC_KEY"),
+                self.env.get("COUNCIL_HMAC_KEY_FILE"),
+            ) {
+                (Some(_), Some(_)) => Err(Error::Usage(
+                    "both COUNCIL_HMAC_KEY and COUNCIL_HMAC_KEY_FILE are set: unset one".into(),
+                )),
+                (Some(key), None) => Ok(Some(Secret(key.to_string()))),
+                (None, Some(file)) => self
+                    .read(Path::new(file), "COUNCIL_HMAC_KEY_FILE")
+                    .map(Some),
+                (None, None) => Ok(None),
+            },
+        }
+    }
+
+    /// The key in a file. Symbolic links are followed (Docker and Kubernetes secrets are
+    /// links), but what they reach must be a regular file of at most 64 KiB that other
+    /// users can neither read nor write (like ssh with a private key), UTF-8 text; one
+    /// trailing newline is not part of the key, and an empty key is an error. In Actions a
+    /// file inside the workspace is refused, even through a link: the workspace may hold
+    /// a pull request's checkout, which would choose the key.
+    fn read(&self, given: &Path, source: &str) -> Result<Secret> {
+        let path = self.cwd.join(given);
+        let shown = given.display();
+        let bad = |why: String| Error::Usage(format!("{source} {shown}: {why}"));
+        let meta = std::fs::metadata(&path).map_err(|e| bad(format!("cannot be read: {e}")))?;
+        if !meta.is_file() {
+            return Err(bad("not a regular file".into()));
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = meta.permissions().mode() & 0o777;
+            if mode & 0o007 != 0 {
+                return Err(bad(format!(
+                    "other users of this machine can read or write the key (mode {mode:03o}): \
+                     run `chmod 600 {shown}` (for a Kubernetes secret volume, defaultMode: 0400)"
+                )));
+            }
+        }
+        if self.in_actions && self.in_workspace(&path) {
+            return Err(bad(
+                "the file is inside the workspace, where a pull request's checkout could \
+                 plant it: write the key to $RUNNER_TEMP, or pass it in COUNCIL_HMAC_KEY"
+                    .into(),
+            ));
+        }
+        let mut bytes = Vec::new();
+        std::fs::File::open(&path)
+            .and_then(|f| f.take(MAX_KEY_FILE_BYTES + 1).read_to_end(&mut bytes))
+            .map_err(|e| bad(format!("cannot be read: {e}")))?;
+        if bytes.len() as u64 > MAX_KEY_FILE_BYTES {
+            return Err(bad(format!(
+                "larger than {} KiB: not a key",
+                MAX_KEY_FILE_BYTES >> 10
+            )));
+        }
+        let mut key = String::from_utf8(bytes).map_err(|_| bad("not UTF-8 text".into()))?;
+        if key.ends_with('\n') {
+            key.pop();
+            if key.ends_with('\r') {
+                key.pop();
+            }
+        }
+        if key.is_empty() {
+            return Err(bad("the file is empty".into()));
+        }
+        Ok(Secret(key))
+    }
+
+    /// `path` is the workspace or inside it, as written or once links are resolved.
+    fn in_workspace(&self, path: &Path) -> bool {
+        let lexical = path.starts_with(self.workspace);
+        let resolved = match (path.canonicalize(), self.workspace.canonicalize()) {
+            (Ok(p), Ok(w)) => p.starts_with(w),
+            _ => false,
+        };
+        lexical || resolved
+    }
+}
+
+const MAX_KEY_FILE_BYTES: u64 = 64 << 10;
+
+/// A warning per secret given as a command-line argument: `ps` shows every process's
+/// arguments to every user of the machine, and shells keep them in their history.
+fn exposed_secret_warnings(flags: &[&str]) -> Vec<String> {
+    flags
+        .iter()
+        .map(|flag| {
+            let instead = match *flag {
+                "github-token" => "set GH_TOKEN (or GITHUB_TOKEN) instead",
+                "release-token" => "set COUNCIL_RELEASE_TOKEN instead",
+                _ => "set COUNCIL_HMAC_KEY or use --hmac-key-file instead",
+            };
+            format!(
+                "--{flag} was given on the command line, where other users of this machine \
+                 can read it (`ps`) and the shell keeps it in its history: {instead}"
+            )
+        })
+        .collect()
 }
 
 fn non_empty(v: Option<String>) -> Option<String> {
@@ -463,10 +649,8 @@ fn event_source(local: &crate::cli::LocalFlags, env: &RunnerEnv) -> Result<Optio
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::Parser;
-
     fn resolve(args: &[&str], env: &[(&str, &str)]) -> Result<Settings> {
-        let cli = Cli::try_parse_from(args).unwrap();
+        let cli = Cli::parse_from_iter(args).unwrap();
         let env = RunnerEnv::from_pairs(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
         Settings::resolve(cli, &env, PathBuf::from("/work"))
     }
@@ -503,12 +687,22 @@ mod tests {
         assert_eq!(s.context.paths, vec![PathBuf::from("A.md")]);
         let err = resolve(&["council", "--command", "merge-everything"], &[]).unwrap_err();
         assert_eq!(err.exit_code(), 2);
-        let s = resolve(&["council", "guard", "--command", "review"], &[]).unwrap();
-        assert_eq!(
-            s.command,
-            CommandKind::Run(Stage::Guard),
-            "an explicit subcommand wins"
-        );
+    }
+
+    #[test]
+    fn the_command_input_and_a_subcommand_together_are_an_error() {
+        // `council guard --command review` is refused by the parser; the input can still
+        // arrive through INPUT_COMMAND.
+        let mut cli = Cli::parse_from_iter(["council", "guard"]).unwrap();
+        cli.inputs.command = Some("review".into());
+        let err =
+            Settings::resolve(cli, &RunnerEnv::default(), PathBuf::from("/work")).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("given twice"), "{err}");
+        // An empty input is unset.
+        let mut cli = Cli::parse_from_iter(["council", "guard"]).unwrap();
+        cli.inputs.command = Some(" ".into());
+        assert!(Settings::resolve(cli, &RunnerEnv::default(), PathBuf::from("/work")).is_ok());
     }
 
     #[test]
@@ -621,5 +815,161 @@ mod tests {
         .unwrap();
         let debug = format!("{s:?}");
         assert!(!debug.contains("ghp_abc") && !debug.contains("k3y"));
+        let env = RunnerEnv::from_pairs([("GH_TOKEN".to_string(), "ghp_env".to_string())]);
+        assert!(!format!("{env:?}").contains("ghp_env"));
+    }
+
+    #[test]
+    fn tokens_come_from_the_flag_else_gh_token_else_github_token() {
+        let token = |args: &[&str], env: &[(&str, &str)]| {
+            resolve(args, env)
+                .unwrap()
+                .token
+                .map(|t| t.expose().to_string())
+        };
+        let both = [("GH_TOKEN", "gh"), ("GITHUB_TOKEN", "github")];
+        assert_eq!(token(&["council"], &both).as_deref(), Some("gh"));
+        assert_eq!(
+            token(
+                &["council"],
+                &[("GH_TOKEN", ""), ("GITHUB_TOKEN", "github\n")]
+            )
+            .as_deref(),
+            Some("github"),
+            "empty counts as unset; a trailing newline is no part of a token"
+        );
+        assert_eq!(
+            token(
+                &["council", "state", "get", "--github-token", "flag"],
+                &both
+            )
+            .as_deref(),
+            Some("flag")
+        );
+        assert_eq!(token(&["council"], &[]), None);
+        let s = resolve(&["council"], &both).unwrap();
+        assert_eq!(
+            s.release_token, None,
+            "never the workflow token: it must not merge"
+        );
+        let s = resolve(&["council"], &[("COUNCIL_RELEASE_TOKEN", "rel")]).unwrap();
+        assert_eq!(s.release_token.unwrap().expose(), "rel");
+    }
+
+    #[test]
+    fn secrets_given_as_arguments_are_warned_about() {
+        let s = resolve(&["council", "guard", "--github-token", "t"], &[]).unwrap();
+        assert_eq!(s.warnings.len(), 1);
+        assert!(s.warnings[0].contains("GH_TOKEN") && !s.warnings[0].contains(" t "));
+        assert!(
+            resolve(&["council", "guard"], &[("GH_TOKEN", "t")])
+                .unwrap()
+                .warnings
+                .is_empty()
+        );
+    }
+
+    fn key_file(dir: &Path, name: &str, text: &str, mode: u32) -> PathBuf {
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+        }
+        path
+    }
+
+    #[test]
+    fn the_hmac_key_comes_from_the_flag_a_file_or_the_environment() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = key_file(dir.path(), "key", "from-file\n", 0o600);
+        let file = file.to_str().unwrap();
+        let key = |args: &[&str], env: &[(&str, &str)]| {
+            resolve(args, env).map(|s| s.hmac_key.map(|k| k.expose().to_string()))
+        };
+        let env = [("COUNCIL_HMAC_KEY", "from-env")];
+        assert_eq!(
+            key(&["council"], &env).unwrap().as_deref(),
+            Some("from-env")
+        );
+        assert_eq!(
+            key(&["council", "verify", "x", "--hmac-key-file", file], &env)
+                .unwrap()
+                .as_deref(),
+            Some("from-file"),
+            "a flag beats the environment; one trailing newline is not part of the key"
+        );
+        assert_eq!(
+            key(&["council", "verify", "x", "--hmac-key", "flag"], &env)
+                .unwrap()
+                .as_deref(),
+            Some("flag")
+        );
+        assert_eq!(
+            key(&["council"], &[("COUNCIL_HMAC_KEY_FILE", file)])
+                .unwrap()
+                .as_deref(),
+            Some("from-file")
+        );
+        let both = [("COUNCIL_HMAC_KEY", "k"), ("COUNCIL_HMAC_KEY_FILE", file)];
+        assert_eq!(key(&["council"], &both).unwrap_err().exit_code(), 2);
+        assert_eq!(key(&["council"], &[]).unwrap(), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_key_file_must_be_private_regular_and_not_empty() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = |path: &Path, env: &[(&str, &str)]| {
+            let args = [
+                "council",
+                "verify",
+                "x",
+                "--hmac-key-file",
+                path.to_str().unwrap(),
+            ];
+            resolve(&args, env).unwrap_err()
+        };
+        let open = key_file(dir.path(), "open", "k", 0o644);
+        let e = err(&open, &[]);
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("chmod 600"), "{e}");
+        assert!(!e.to_string().contains(": k"), "{e}");
+        // Group-readable is allowed (a team's group), as are links to a private file.
+        let group = key_file(dir.path(), "group", "k", 0o640);
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&group, &link).unwrap();
+        let args = [
+            "council",
+            "verify",
+            "x",
+            "--hmac-key-file",
+            link.to_str().unwrap(),
+        ];
+        assert_eq!(resolve(&args, &[]).unwrap().hmac_key.unwrap().expose(), "k");
+        let empty = key_file(dir.path(), "empty", "\n", 0o600);
+        assert!(err(&empty, &[]).to_string().contains("empty"));
+        assert!(
+            err(dir.path(), &[])
+                .to_string()
+                .contains("not a regular file")
+        );
+        assert!(
+            err(&dir.path().join("missing"), &[])
+                .to_string()
+                .contains("cannot be read")
+        );
+        let big = key_file(dir.path(), "big", &"k".repeat(70_000), 0o600);
+        assert!(err(&big, &[]).to_string().contains("larger than"));
+        // In Actions, not from the workspace (a checkout may plant it), even via a link.
+        let ws = dir.path().to_str().unwrap();
+        let private = key_file(dir.path(), "private", "k", 0o600);
+        let actions = [("GITHUB_ACTIONS", "true"), ("GITHUB_WORKSPACE", ws)];
+        assert!(err(&private, &actions).to_string().contains("workspace"));
+        let outside = tempfile::tempdir().unwrap();
+        let planted = outside.path().join("planted");
+        std::os::unix::fs::symlink(&private, &planted).unwrap();
+        assert!(err(&planted, &actions).to_string().contains("workspace"));
     }
 }

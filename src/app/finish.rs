@@ -7,6 +7,7 @@
 use super::audit_file;
 use super::effects::Executor;
 use super::ledger::Ledger;
+use super::run_json;
 use super::upload::{Upload, upload};
 use super::{now, run_url};
 use crate::audit::ContextObject;
@@ -17,7 +18,7 @@ use crate::gates::Verdict;
 use crate::github::artifact::artifact_name;
 use crate::github::{GitHub, RepoName};
 use crate::render::summary::{self, RunReport};
-use crate::render::text::{Message, escape_text};
+use crate::render::text::Message;
 use crate::runner::Level;
 use crate::settings::Settings;
 use crate::stage::result::{entries, outcome};
@@ -160,9 +161,7 @@ pub async fn finish(
         announce(settings, &results, &done);
     }
     if let Some(e) = &unfinished {
-        settings
-            .runner
-            .annotate(Level::Error, e.title(), &e.to_string());
+        settings.runner.error(e.title(), &e.to_string());
     }
     let effects: Vec<EffectReport> = done.into_iter().map(|d| d.report).collect();
     let report = RunReport {
@@ -173,10 +172,8 @@ pub async fn finish(
     };
     let mut markdown = summary::markdown(&report);
     if let Some(e) = &unfinished {
-        markdown.push_str(&format!(
-            "\n### agent-council · error\n\n{}\n",
-            escape_text(&e.to_string())
-        ));
+        markdown.push('\n');
+        markdown.push_str(&e.summary_section());
     }
     let mut outputs = Outputs::of_results(&results);
     outputs
@@ -194,14 +191,25 @@ pub async fn finish(
             .runner
             .annotate(Level::Warning, "council summary", &e.to_string());
     }
-    if !settings.in_actions {
-        print!("{}", summary::plain(&report));
-    }
-    outcome(
+    let ended = outcome(
         &results,
         effects.iter().any(EffectReport::failed),
-        unfinished.map(|e| e.exit_code()),
-    )
+        unfinished.as_ref().map(Error::exit_code),
+    );
+    if settings.json {
+        let json = run_json::pr_run(
+            settings,
+            &run.repo.full(),
+            &report,
+            &outputs,
+            ended.exit_code(),
+            unfinished.as_ref(),
+        );
+        println!("{json}");
+    } else if !settings.in_actions {
+        print!("{}", summary::plain(&report));
+    }
+    ended
 }
 
 /// One error annotation per failed gate, naming the rule and the fix, and a notice per

@@ -30,7 +30,12 @@ impl std::fmt::Display for FindError {
 
 /// Our comments that start with `marker`, oldest first.
 pub async fn find(gh: &GitHub, issue: u64, marker: &str) -> Result<Vec<Comment>, FindError> {
-    let identity = gh.identity().await.ok_or(FindError::UnknownIdentity)?;
+    let Some(identity) = gh.identity().await else {
+        // A token GitHub refuses (401) is the error to show, not "identity unknown".
+        return Err(gh
+            .bad_credentials()
+            .map_or(FindError::UnknownIdentity, FindError::Api));
+    };
     Ok(gh
         .list_comments(issue)
         .await

@@ -10,6 +10,7 @@ mod marked_comment;
 mod pipeline;
 mod policy_source;
 mod registry;
+mod run_json;
 mod stages;
 mod state;
 mod targets;
@@ -116,7 +117,9 @@ fn not_available(settings: &Settings, stage: Stage) -> Result<Outcome> {
 fn nothing_to_do(settings: &Settings, why: &str) -> Result<Outcome> {
     settings.runner.annotate(Level::Notice, "council", why);
     settings.runner.set_outputs(&Outputs::pending().pairs())?;
-    if !settings.in_actions {
+    if settings.json {
+        println!("{}", run_json::nothing_to_do(settings, why));
+    } else if !settings.in_actions {
         println!("{why}");
     }
     Ok(Outcome::Passed)

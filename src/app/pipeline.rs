@@ -57,8 +57,8 @@ pub async fn command(settings: &Settings, stage: Stage) -> Result<Outcome> {
     let clients = Clients::new(settings, &event)?;
     if let Some(number) = settings.pr {
         let gh = clients.gh.as_ref().ok_or_else(|| {
-            Error::Usage(format!(
-                "--pr {number}: the pull request is read through the API; set `github-token`"
+            Error::no_token(format!(
+                "--pr {number}: the pull request is read through the API"
             ))
         })?;
         let pr = gh.pull_request(number).await?;
@@ -90,9 +90,8 @@ pub async fn run_release(settings: &Settings, event: &Event) -> Result<Outcome> 
     let pulls = match settings.pr {
         Some(number) => {
             let gh = clients.gh.as_ref().ok_or_else(|| {
-                Error::Usage(format!(
-                    "--pr {number}: the pull request is read through the API, and no \
-                     `github-token` was given"
+                Error::no_token(format!(
+                    "--pr {number}: the pull request is read through the API"
                 ))
             })?;
             vec![gh.pull_request(number).await?]
@@ -113,11 +112,9 @@ pub async fn run_release(settings: &Settings, event: &Event) -> Result<Outcome> 
             Err(e) if !many => return Err(e),
             // One pull request's error must not keep the others from being decided.
             Err(e) => {
-                settings.runner.annotate(
-                    Level::Error,
-                    e.title(),
-                    &format!("pull request #{}: {e}", pr.number),
-                );
+                settings
+                    .runner
+                    .error(e.title(), &format!("pull request #{}: {e}", pr.number));
                 worst = worst.worst(Outcome::Unfinished(e.exit_code()));
             }
         }
@@ -171,7 +168,9 @@ pub async fn run_pr(
         let why: Vec<String> = undecided.iter().map(Message::plain).collect();
         let why = format!("#{}: {}", pr.number, why.join("; "));
         settings.runner.annotate(Level::Notice, "council", &why);
-        if !settings.in_actions {
+        if settings.json {
+            println!("{}", super::run_json::nothing_to_do(settings, &why));
+        } else if !settings.in_actions {
             println!("{why}");
         }
         return Ok(Outcome::Passed);

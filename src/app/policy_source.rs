@@ -16,11 +16,7 @@ const MAX_READ: u64 = 4 << 20;
 pub async fn load(settings: &Settings, gh: Option<&GitHub>, base_ref: &str) -> Result<Policy> {
     if settings.in_actions {
         let gh = gh.ok_or_else(|| {
-            Error::Usage(
-                "input `github-token` is empty: the policy is read from the base branch through \
-                 the API (the default `${{ github.token }}` is enough)"
-                    .to_string(),
-            )
+            Error::no_token("the policy is read from the base branch through the API")
         })?;
         let file = format!("{}@{base_ref}", settings.policy_path);
         return match gh.get_file(&settings.policy_path, Some(base_ref)).await? {

@@ -68,9 +68,8 @@ pub async fn of_event(event: &Event, gh: Option<&GitHub>) -> Result<Targets> {
         }
     };
     let gh = gh.ok_or_else(|| {
-        Error::Usage(format!(
-            "input `github-token` is empty: the pull requests of commit {sha} are found \
-             through the API"
+        Error::no_token(format!(
+            "the pull requests of commit {sha} are found through the API"
         ))
     })?;
     let what = format!("GET /commits/{sha}/pulls");

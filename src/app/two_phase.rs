@@ -31,10 +31,7 @@ pub async fn apply(
         });
     };
     let gh = clients.gh.as_ref().ok_or_else(|| {
-        Error::Usage(
-            "review on workflow_run reads the pull requests through the API: set `github-token`"
-                .into(),
-        )
+        Error::no_token("review on workflow_run reads the pull requests through the API")
     })?;
     let mut numbers: Vec<u64> = run["pull_requests"]
         .as_array()

@@ -29,6 +29,24 @@ use crate::settings::{Settings, VerifyOptions};
 const MAX_FILE_BYTES: u64 = 1 << 30;
 
 pub fn run(settings: &Settings, options: &VerifyOptions) -> Result<Outcome> {
+    let result = check(settings, options);
+    // `--json`: the report, or what was found (tampering is a result, exit 1); bad input
+    // and unreadable files are errors only, on stderr.
+    if settings.json {
+        match &result {
+            Ok(report) => println!("{report}"),
+            Err(Error::Tampered(problem)) => println!(
+                "{}",
+                serde_json::json!({"verified": false, "problem": problem})
+            ),
+            Err(_) => {}
+        }
+    }
+    result.map(|_| Outcome::Passed)
+}
+
+/// Verifies, says so, and returns the JSON report.
+fn check(settings: &Settings, options: &VerifyOptions) -> Result<Value> {
     let path = match &options.file {
         Some(f) => settings.workspace.join(f),
         None => default_file(settings)?,
@@ -65,10 +83,28 @@ pub fn run(settings: &Settings, options: &VerifyOptions) -> Result<Outcome> {
         settings
             .runner
             .annotate(Level::Notice, "council verify", &line);
-    } else {
+    } else if !settings.json {
         println!("{line}");
     }
-    Ok(Outcome::Passed)
+    let report = &files[0].report;
+    let proven_by: Vec<&str> = proof
+        .segments
+        .iter()
+        .filter(|s| s.file != 0)
+        .map(|s| names[s.file])
+        .collect();
+    Ok(serde_json::json!({
+        "verified": true,
+        "file": names[0],
+        "entries": report.entries,
+        "signatures_checked": report.signatures_checked,
+        "head_hash": report.head_hash,
+        "earlier_entries": proof.earlier_entries(),
+        "proven_by": proven_by,
+        "taken_on_trust": proof.trusted,
+        "state_and_gates_checked": proof.trusted == 0,
+        "message": line,
+    }))
 }
 
 fn verify_file(path: &Path, name: &str, key: Option<&[u8]>) -> Result<VerifiedDocument> {

@@ -68,8 +68,9 @@ pub enum ApiError {
     NotFound { what: String },
     /// 401: the token is not valid at all; no permission would help.
     #[error(
-        "{what}: 401 {message}. The token is invalid, expired or revoked: check the secret \
-         passed as `github-token`/`release-token` (an unset secret is an empty input)"
+        "{what}: 401 {message}. The token is invalid, expired or revoked (no permission would \
+         help): check the secret passed as `github-token`/`release-token` (an unset secret is \
+         an empty input), or GH_TOKEN/GITHUB_TOKEN/COUNCIL_RELEASE_TOKEN on the CLI"
     )]
     BadCredentials { what: String, message: String },
     /// 403 that is not a rate limit: the token lacks a permission (fork PRs get a
@@ -129,6 +130,9 @@ pub struct GitHub {
     /// Set when a request gave up because the server could not be reached or did not
     /// answer in time: later requests fail at once instead of waiting all over again.
     unreachable: Mutex<Option<String>>,
+    /// The last 401 (`what`, message): a token GitHub does not accept explains why later
+    /// lookups that swallow errors (the token's identity) found nothing.
+    bad_credentials: Mutex<Option<(String, String)>>,
     /// Redacted from every message built from a reply (a proxy may echo the token).
     token: Option<String>,
     /// `scheme://host:port` of the REST API: the only origin a `Link` is followed to.
@@ -149,6 +153,7 @@ impl GitHub {
             identity: tokio::sync::OnceCell::new(),
             read_only: config.read_only,
             unreachable: Mutex::new(None),
+            bad_credentials: Mutex::new(None),
             token: config.token.clone(),
             origin: url::Url::parse(&config.api_url)
                 .map(|u| u.origin().ascii_serialization())
@@ -316,7 +321,22 @@ impl GitHub {
             {
                 *unreachable = Some(gave_up.last.message.clone());
             }
-            give_up(what, gave_up)
+            let e = give_up(what, gave_up);
+            if let ApiError::BadCredentials { what, message } = &e
+                && let Ok(mut last) = self.bad_credentials.lock()
+            {
+                *last = Some((what.clone(), message.clone()));
+            }
+            e
+        })
+    }
+
+    /// The last request GitHub refused with 401 in this run, as its error.
+    pub fn bad_credentials(&self) -> Option<ApiError> {
+        let last = self.bad_credentials.lock().ok()?.clone()?;
+        Some(ApiError::BadCredentials {
+            what: last.0,
+            message: last.1,
         })
     }
 

@@ -238,7 +238,17 @@ async fn bad_inputs_are_exit_2_naming_the_input() {
         .run()
         .await;
     run.assert_code(2);
-    assert!(run.stderr.contains("input `dry-run`"), "{}", run.stderr);
+    // In Actions a bad input is an annotation and a summary section, like every error,
+    // and the outputs are still written.
+    assert!(
+        run.annotations()
+            .iter()
+            .any(|a| a.starts_with("::error") && a.contains("input `dry-run`")),
+        "{}",
+        run.stdout
+    );
+    assert!(run.summary.contains("dry-run"), "{}", run.summary);
+    assert_eq!(run.output("guard-status"), "PENDING");
     let run = Council::action()
         .input("command", "merge-everything")
         .event("pull_request", fixture("pull_request.opened"))

@@ -5,6 +5,7 @@ mod support;
 mod action_metadata;
 mod agent_state_corpus;
 mod artifact;
+mod cli;
 mod context;
 mod forgery;
 mod guard;

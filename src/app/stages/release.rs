@@ -31,11 +31,9 @@ const MERGEABLE_READS: u32 = 3;
 
 pub async fn evaluate(input: &StageInput<'_>) -> Result<Evaluated> {
     let gh = input.clients.gh.as_ref().ok_or_else(|| {
-        Error::Usage(
-            "release reads the pull request through the API: input `github-token` is empty \
-             (the default `${{ github.token }}` is enough; `release-token` is only for the \
-             merge)"
-                .to_string(),
+        Error::no_token(
+            "release reads the pull request through the API (`release-token` is only for \
+             the merge)",
         )
     })?;
     let pr = input.pr;

@@ -12,14 +12,10 @@ use crate::stage::StageResult;
 const MAX_CONTEXT_FILES: usize = 20;
 
 pub async fn evaluate(input: &StageInput<'_>) -> Result<StageResult> {
-    let gh = input.clients.gh.as_ref().ok_or_else(|| {
-        Error::Usage(
-            "review reads the pull request's files through the API: set `github-token` \
-             (in a workflow the default `${{ github.token }}` is enough; on the CLI pass \
-             --github-token)"
-                .to_string(),
-        )
-    })?;
+    let gh =
+        input.clients.gh.as_ref().ok_or_else(|| {
+            Error::no_token("review reads the pull request's files through the API")
+        })?;
     let listed = gh.list_files(input.pr.number).await?;
     let diff = DiffFacts::new(listed.files, listed.capped, input.pr);
     let context_files = if input.policy.review.assistant_context {

@@ -84,10 +84,8 @@ impl Target {
         command: &str,
     ) -> Result<Target> {
         let gh = github_client(settings, &repo, settings.token.as_ref())?.ok_or_else(|| {
-            Error::Usage(format!(
-                "input `github-token` is empty: `{command}` reads the issue through the GitHub \
-                 API (in a workflow the default `${{{{ github.token }}}}` is enough; on the CLI \
-                 pass --github-token)"
+            Error::no_token(format!(
+                "`{command}` reads the issue through the GitHub API"
             ))
         })?;
         Ok(Target { issue, repo, gh })
