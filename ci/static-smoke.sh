@@ -22,7 +22,9 @@ source "$SMOKE_REPO/ci/smoke_lib.sh"
 cd "$SMOKE_REPO"
 
 TOKEN="ghs_smoke${RANDOM}${RANDOM}StaticTokenValue0123456789"
-MAX_BYTES=$((8 * 1024 * 1024))
+# A ceiling against accidental bloat (a debug build, symbols, a second TLS stack), not a
+# budget: the x86_64 musl binary was 7.05 MiB in November 2026, and arm64 code is larger.
+MAX_BYTES=$((12 * 1024 * 1024))
 
 PRIV=()
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/council-static-smoke.XXXXXX")
@@ -68,7 +70,7 @@ check "readelf: no NEEDED shared library" \
 	test "$(grep -c '(NEEDED)' <<<"$dynamic" || true)" -eq 0
 size=$(stat -c %s "$BIN")
 echo "   size: $size bytes ($(awk -v b="$size" 'BEGIN { printf "%.2f MiB", b / 1048576 }'))"
-check "stripped size under 8 MiB ($size bytes)" test "$size" -lt "$MAX_BYTES"
+check "stripped size under 12 MiB ($size bytes)" test "$size" -lt "$MAX_BYTES"
 
 echo "-- empty-root runs (unshare --mount --pid --fork --root=DIR, env -i; /dev: $([[ ${SMOKE_NO_DEV:-0} == 1 ]] && echo none || echo null zero full random urandom))"
 UNSHARE=$(command -v unshare || true)
