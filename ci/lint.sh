@@ -75,11 +75,20 @@ lint "shellcheck ${scripts[*]}" shellcheck --external-sources "${scripts[@]}"
 lint "actionlint ${workflows[*]} ${examples[*]}" actionlint "${workflows[@]}" "${examples[@]}"
 # shellcheck disable=SC2016 # the inner shell expands $1 and $@
 lint "actionlint: the README's workflows" sh -c 'cd "$1" && shift && actionlint "$@"' _ "$WORK/readme" "${readme[@]#"$WORK/readme/"}"
-# zizmor reads .github/zizmor.yml; --offline skips the audits that ask GitHub's API.
-lint "zizmor --persona pedantic ${workflows[*]} ${examples[*]} action.yml .github/dependabot.yml" \
-	zizmor --offline --strict-collection --persona pedantic --config .github/zizmor.yml -q "${workflows[@]}" "${examples[@]}" action.yml .github/dependabot.yml
-lint "zizmor --persona pedantic: the README's workflows" \
-	zizmor --offline --strict-collection --persona pedantic --config .github/zizmor.yml -q "${readme[@]}"
+# zizmor reads .github/zizmor.yml. With GH_TOKEN set (the GitHub workflow sets it) our own
+# workflows also get its online audits: impostor-commit proves each pinned SHA is a commit
+# of the action's own repository, ref-version-mismatch that it is the release the comment
+# names. Without it (.ci/run: no route to GitHub), and always for examples/ and the README
+# (whose OWNER/agent-council is a placeholder), the audits run --offline.
+zizmor_ours=(--offline)
+[[ -n ${GH_TOKEN:-} ]] && zizmor_ours=()
+zizmor_args=(--strict-collection --persona pedantic --config .github/zizmor.yml -q)
+lint "zizmor --persona pedantic${zizmor_ours[*]:+ --offline} ${workflows[*]} .github/dependabot.yml" \
+	zizmor "${zizmor_ours[@]}" "${zizmor_args[@]}" "${workflows[@]}" .github/dependabot.yml
+lint "zizmor --persona pedantic --offline ${examples[*]} action.yml" \
+	zizmor --offline "${zizmor_args[@]}" "${examples[@]}" action.yml
+lint "zizmor --persona pedantic --offline: the README's workflows" \
+	zizmor --offline "${zizmor_args[@]}" "${readme[@]}"
 
 # docs/SPEC.md is the contract (../shared/SPEC.md where the project keeps it).
 # shellcheck disable=SC2329 # called through lint
