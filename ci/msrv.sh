@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Checks that the crate builds with its minimum supported Rust version, Cargo.toml's
-# `rust-version` (`cargo check --locked --all-targets` with that toolchain).
+# `rust-version` (`cargo check --locked` with that toolchain: the library and `council`).
 #
 #   ci/msrv.sh                  skips (exit 0, a SKIP line) when that toolchain is missing
 #   CI_INSTALL=1 ci/msrv.sh     first installs it with rustup (--profile minimal)
+#   ci/msrv.sh --all-targets    also tests, examples and benches (the GitHub workflow)
 #
 # Its build goes to $CARGO_TARGET_DIR/msrv (default target/msrv), apart from the main
 # toolchain's, so neither invalidates the other.
@@ -30,5 +31,5 @@ fi
 target_dir=${CARGO_TARGET_DIR:-$REPO/target}/msrv
 echo "   MSRV $msrv: $(rustup run "$msrv" rustc --version)"
 started=$SECONDS
-CARGO_TARGET_DIR=$target_dir rustup run "$msrv" cargo check --locked --all-targets
-echo "PASS  builds with Rust $msrv (cargo check --locked --all-targets, $((SECONDS - started)) s)"
+CARGO_TARGET_DIR=$target_dir rustup run "$msrv" cargo check --locked "$@"
+echo "PASS  builds with Rust $msrv (cargo check --locked $*, $((SECONDS - started)) s)"
