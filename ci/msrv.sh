@@ -32,4 +32,4 @@ target_dir=${CARGO_TARGET_DIR:-$REPO/target}/msrv
 echo "   MSRV $msrv: $(rustup run "$msrv" rustc --version)"
 started=$SECONDS
 CARGO_TARGET_DIR=$target_dir rustup run "$msrv" cargo check --locked "$@"
-echo "PASS  builds with Rust $msrv (cargo check --locked $*, $((SECONDS - started)) s)"
+echo "PASS  builds with Rust $msrv (cargo check --locked${*:+ $*}, $((SECONDS - started)) s)"
