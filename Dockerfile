@@ -1,22 +1,28 @@
 # agent-council: the `council` binary alone in an empty image.
 #
-# Stage 1 builds a static musl binary; the release profile (Cargo.toml) already uses LTO,
-# one codegen unit, panic=abort and strip. ring's C code needs musl-gcc, hence musl-tools.
-# Pinned by tag; for a reproducible release pin the digest too, e.g.
-#   FROM rust:1.95.0-slim-bookworm@sha256:<digest> AS builder
-# (`docker buildx imagetools inspect rust:1.95.0-slim-bookworm` prints it).
+# This file is what `uses: OWNER/agent-council@main` (or `uses: ./`) builds on every run.
+# Releases do not use it: their action.yml names a prebuilt image by digest, made by the
+# release workflow from the binary ci/build-static.sh builds, with ci/Containerfile.prebuilt
+# (the same final stage as below). See the README, "main vs releases".
+#
+# Stage 1 builds a static musl binary for the architecture it runs on (amd64 or arm64
+# runners); the release profile (Cargo.toml) already uses LTO, one codegen unit,
+# panic=abort and strip. ring's C code needs musl-gcc, hence musl-tools.
+# Pinned by tag; Dependabot (docker) proposes newer ones.
 FROM rust:1.95.0-slim-bookworm AS builder
 
 RUN apt-get update \
  && apt-get install -y --no-install-recommends musl-tools=1.2.3-1 \
- && rm -rf /var/lib/apt/lists/* \
- && rustup target add x86_64-unknown-linux-musl
+ && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
 # .dockerignore keeps target/, out/ and .git out of the context.
 COPY . .
-RUN cargo build --release --locked --target x86_64-unknown-linux-musl \
- && cp target/x86_64-unknown-linux-musl/release/council /council
+SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+RUN target="$(uname -m)-unknown-linux-musl" \
+ && rustup target add "$target" \
+ && env "CC_${target//-/_}=musl-gcc" cargo build --release --locked --target "$target" \
+ && cp "target/$target/release/council" /council
 
 # Stage 2: nothing but the binary. No CA bundle: the Mozilla roots are compiled in
 # (rustls + webpki roots), and the runner puts /etc/hosts and /etc/resolv.conf into every

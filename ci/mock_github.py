@@ -9,6 +9,8 @@ and User-Agent headers and the body size. It answers
       404 (no policy on the base branch: the default policy applies), or, with
       --policy FILE, that file: raw text when the Accept header asks for `raw`, else the
       contents API's JSON object with the text in base64;
+  GET /repos/{owner}/{repo}/pulls/{number}/files
+      [] (the review stage, which runs once the guard passed, sees an empty diff);
   anything else
       404 with GitHub's JSON error body.
 
@@ -95,6 +97,16 @@ def make_handler(mock: Mock):
                 and parts[4] == "contents"
                 and unquote("/".join(parts[5:])) == mock.policy_path
             )
+            is_files = (
+                self.command == "GET"
+                and len(parts) == 7
+                and parts[1] == "repos"
+                and parts[4] == "pulls"
+                and parts[5].isdigit()
+                and parts[6] == "files"
+            )
+            if is_files:
+                return 200, "application/json; charset=utf-8", b"[]"
             if is_policy and mock.policy_text is not None:
                 text = mock.policy_text.encode("utf-8")
                 if "raw" in (self.headers.get("Accept") or ""):

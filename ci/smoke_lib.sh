@@ -105,19 +105,26 @@ for line in open(sys.argv[1], encoding="utf-8"):
 PY
 }
 
-# mock_only_policy_read LOG OWNER/REPO REF [POLICY_PATH]: the guard's own reads are exactly
-# one GET of the policy at REF (with a Bearer token and a User-Agent); the rest are the
-# ledger's reads (identity, the PR's comments); a dry run writes nothing.
+# mock_only_policy_read LOG OWNER/REPO REF NUMBER [POLICY_PATH]: the guard's own reads are
+# exactly one GET of the policy at REF (with a Bearer token and a User-Agent); the review
+# (after a passing guard) reads the pull request's files; the rest are the ledger's reads
+# (identity, the PR's comments, earlier artifacts); a dry run writes nothing.
 mock_only_policy_read() {
 	python3 - "$@" <<'PY'
 import json, sys
-log, repo, ref = sys.argv[1:4]
-path = sys.argv[4] if len(sys.argv) > 4 else ".github/council.yml"
+log, repo, ref, number = sys.argv[1:5]
+path = sys.argv[5] if len(sys.argv) > 5 else ".github/council.yml"
 rows = [json.loads(l) for l in open(log, encoding="utf-8")]
 want = f"/repos/{repo}/contents/{path}?ref={ref}"
 policy = [r for r in rows if "/contents/" in r["path"]]
-ledger_reads = ("/graphql", "/user", f"/repos/{repo}/issues/")
-others = [r for r in rows if "/contents/" not in r["path"] and not r["path"].startswith(ledger_reads)]
+known = (
+    "/graphql",
+    "/user",
+    f"/repos/{repo}/issues/",
+    f"/repos/{repo}/actions/artifacts",
+    f"/repos/{repo}/pulls/{number}/files",
+)
+others = [r for r in rows if "/contents/" not in r["path"] and not r["path"].startswith(known)]
 writes = [r for r in rows if r["method"] != "GET" and r["path"] != "/graphql"]
 ok = (
     len(policy) == 1
@@ -129,7 +136,7 @@ ok = (
     and not writes
 )
 if not ok:
-    print(f"      expected: one GET {want} with a Bearer token, ledger reads only, no writes", file=sys.stderr)
+    print(f"      expected: one GET {want} with a Bearer token, the review's and the ledger's reads only, no writes", file=sys.stderr)
 sys.exit(0 if ok else 1)
 PY
 }
@@ -146,11 +153,21 @@ no_secret_in() {
 
 # runner_env PORT TOKEN REPO: fills RUNNER_ENV with what the runner gives a Docker action
 # on a pull_request event: the GITHUB_* variables (paths as inside the container) and every
-# input of action.yml at its default, except a dry run and no artifact upload (the smoke
-# tests mock the REST API, not the artifact service). Names keep their hyphens
-# (`INPUT_GITHUB-TOKEN`): fine for `env` and `-e`, impossible for a shell `export`.
+# input of action.yml at its default (read from action.yml, as the runner does), except the
+# token, a dry run and no artifact upload (the smoke tests mock the REST API, not the
+# artifact service). Names keep their hyphens (`INPUT_GITHUB-TOKEN`): fine for `env` and
+# `-e`, impossible for a shell `export`.
 runner_env() {
-	local port=$1 token=$2 repo=$3
+	local port=$1 token=$2 repo=$3 line
+	local inputs=()
+	while IFS= read -r line; do
+		inputs+=("$line")
+	done < <(action_input_defaults "$SMOKE_REPO/action.yml" \
+		"GITHUB-TOKEN=$token" DRY-RUN=true UPLOAD-ARTIFACT=false)
+	((${#inputs[@]})) || {
+		echo "runner_env: no inputs read from action.yml" >&2
+		return 1
+	}
 	# shellcheck disable=SC2034 # read by the scripts that source this file
 	RUNNER_ENV=(
 		GITHUB_ACTIONS=true
@@ -168,25 +185,45 @@ runner_env() {
 		"GITHUB_API_URL=http://127.0.0.1:$port"
 		"GITHUB_GRAPHQL_URL=http://127.0.0.1:$port/graphql"
 		HOME=/github/home
-		INPUT_COMMAND=auto
-		"INPUT_GITHUB-TOKEN=$token"
-		INPUT_RELEASE-TOKEN=
-		INPUT_POLICY=.github/council.yml
-		INPUT_CLOSE-ON-FAIL=false
-		INPUT_DRY-RUN=true
-		INPUT_HMAC-KEY=
-		INPUT_UPLOAD-ARTIFACT=false
-		INPUT_RETENTION-DAYS=
-		INPUT_ISSUE=
-		INPUT_INTENT=
-		INPUT_STEP=
-		INPUT_PROGRESS=
-		INPUT_MEMORY=
-		INPUT_NEXT-ACTION=
-		INPUT_SUMMARY=
-		INPUT_TRUSTED-AUTHORS=
-		INPUT_REGISTRY-ISSUE=
+		"${inputs[@]}"
 	)
+}
+
+# action_input_defaults ACTION_YML [NAME=VALUE...]: one `INPUT_<NAME>=<default>` line per
+# input of action.yml (name upper-cased, hyphens kept, as the runner sets them), with the
+# given values instead of the defaults. A small reader for this file's layout (two-space
+# input names, four-space `default:`), so no YAML library is needed.
+action_input_defaults() {
+	python3 - "$@" <<'PY'
+import re, sys
+path, overrides = sys.argv[1], dict(a.split("=", 1) for a in sys.argv[2:])
+inputs, name, section = {}, None, None
+for line in open(path, encoding="utf-8"):
+    if re.match(r"^\S", line):
+        section = line.split(":", 1)[0]
+        continue
+    if section != "inputs":
+        continue
+    m = re.match(r"^  ([A-Za-z0-9_-]+):\s*$", line)
+    if m:
+        name = m.group(1)
+        inputs[name] = ""
+        continue
+    m = re.match(r"^    default:\s*(.*?)\s*$", line)
+    if m and name:
+        value = m.group(1)
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        inputs[name] = value
+for key in overrides:
+    if key.lower() not in inputs:
+        sys.exit(f"action_input_defaults: {key} is not an input of {path}")
+if len(inputs) < 10:
+    sys.exit(f"action_input_defaults: only {len(inputs)} inputs read from {path}")
+for name, value in inputs.items():
+    value = overrides.get(name.upper(), value)
+    print(f"INPUT_{name.upper()}={value}")
+PY
 }
 
 # check_run_results NAME DIR GITHUB_DIR WANT_EXIT GOT_EXIT WANT_STATUS REPO REF TOKEN:
@@ -209,8 +246,12 @@ check_run_results() {
 			"$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["state"]["guard_status"])' "$audit")"
 	fi
 	check "$name: step summary written" test -s "$summary"
+	# The review stage runs once the guard passed: on the mock's empty diff it approves.
+	local want_review=PENDING
+	[[ $want_status == PASS ]] && want_review=APPROVED
+	check_eq "$name: review-status in GITHUB_OUTPUT" "$want_review" "$(output_value "$out" review-status)"
 	check "$name: the guard read only GET contents/.github/council.yml?ref=$ref (Bearer); no write" \
-		mock_only_policy_read "$dir/requests.jsonl" "$repo" "$ref"
+		mock_only_policy_read "$dir/requests.jsonl" "$repo" "$ref" "$number"
 	check "$name: the token appears in no output, summary, audit file or log" \
 		no_secret_in "$token" "$out" "$summary" "$gh/workspace" "$dir/stdout" "$dir/stderr"
 	if [[ $SMOKE_FAILED -ne $failed_before ]]; then

@@ -564,6 +564,24 @@ fn the_readme_first_command_passes() {
         "{stdout}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(stdout.starts_with("guard PASS on #2"), "{stdout}");
-    assert!(dir.path().join("out/audit/PR-2.json").exists());
+    // The number is the example event's (examples/ and tests/data/events/ use different
+    // ones, so the README's two runs do not overwrite each other's audit file).
+    let event = args[args.iter().position(|a| a == "--event").unwrap() + 1].clone();
+    let payload: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(event).unwrap()).unwrap();
+    let number = payload["number"].as_u64().unwrap();
+    let fixture: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("tests/data/events/pull_request.opened.json")).unwrap(),
+    )
+    .unwrap();
+    assert_ne!(Some(number), fixture["number"].as_u64());
+    assert!(
+        stdout.starts_with(&format!("guard PASS on #{number}")),
+        "{stdout}"
+    );
+    assert!(
+        dir.path()
+            .join(format!("out/audit/PR-{number}.json"))
+            .exists()
+    );
 }

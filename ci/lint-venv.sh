@@ -1,0 +1,22 @@
+# shellcheck shell=bash
+# Sourced by ci/lint.sh and ci/deny.sh: a venv holding ci/lint-requirements.txt, kept in a
+# cache folder and rebuilt when that file changes. LINT_VENV=dir picks another folder.
+
+LINT_VENV=${LINT_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/agent-council/lint-venv}
+
+ensure_lint_venv() {
+	local requirements stamp
+	requirements="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lint-requirements.txt"
+	stamp=$(sha256sum "$requirements" | cut -c1-64)
+	if [[ ! -x $LINT_VENV/bin/python || $(cat "$LINT_VENV/.requirements" 2>/dev/null) != "$stamp" ]]; then
+		echo "-- creating $LINT_VENV from ci/lint-requirements.txt"
+		rm -rf -- "$LINT_VENV"
+		mkdir -p "$(dirname "$LINT_VENV")"
+		python3 -m venv "$LINT_VENV"
+		"$LINT_VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+			--only-binary=:all: --require-hashes -r "$requirements"
+		echo "$stamp" >"$LINT_VENV/.requirements"
+	fi
+	# actionlint runs the venv's shellcheck on every `run:` block.
+	export PATH="$LINT_VENV/bin:$PATH"
+}
