@@ -6,6 +6,7 @@ mod action_metadata;
 mod agent_state_corpus;
 mod artifact;
 mod context;
+mod faults;
 mod forgery;
 mod guard;
 mod hardening;
