@@ -8,6 +8,7 @@ mod artifact;
 mod context;
 mod faults;
 mod forgery;
+mod fuzz_seeds;
 mod guard;
 mod hardening;
 mod hostile;
