@@ -70,9 +70,8 @@ def write(path, n, key):
         "trigger": "webhook:pull_request.synchronize",
         "subject": {"type": "pull_request", "id": 123, "source_branch": "feature/x",
                     "target_branch": "develop", "author": "octocat", "head_sha": "0" * 40},
-        "state": {"guard_status": "PENDING", "review_status": "PENDING", "release_status": "PENDING"},
-        "gates": {"naming_convention": None, "target_policy": None,
-                  "doc_coverage": None, "pipeline_green": None},
+        # No `state` and `gates`: they are derived from the timeline, and `council verify`
+        # compares stored ones with what it derives (a fixed PENDING would be "edited").
     }
     with open(path, "w") as out:
         # Pretty-printed like the product's files (serde_json's to_string_pretty).
