@@ -22,8 +22,11 @@ use agent_council::policy::Policy;
 use agent_council::review::diff::added_lines;
 use agent_council::secrets::find_secrets;
 
+/// A fuzz target: raw bytes in, a panic on a bug.
+pub type Target = fn(&[u8]);
+
 /// The fuzz targets by name, for the seed replay and the scripts.
-pub const TARGETS: [(&str, fn(&[u8])); 8] = [
+pub const TARGETS: [(&str, Target); 8] = [
     ("event", event),
     ("policy", policy),
     ("agent_state", agent_state),
