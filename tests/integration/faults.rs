@@ -87,7 +87,7 @@ impl Drill {
     /// The line `--nocapture` shows, and what the report of the suite quotes.
     fn report(&self, verdict: &str) {
         println!(
-            "fault drill {:<36} verdict {:<28} exit {}  attempts {:>3}  time {:>6.2} s",
+            "fault drill {:<44} verdict {:<28} exit {}  attempts {:>3}  time {:>6.2} s",
             self.name,
             verdict,
             self.run.code,
