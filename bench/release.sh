@@ -4,10 +4,10 @@
 # request, decide and merge, and write the ledger; and the time from the event to the
 # merge call (from the process start, and from its first request), median of 5 runs.
 # The 1,000-check time is mostly the fake's own work (it builds every page in debug).
-#   bench/release.sh
+#   bench/release.sh   (honours CARGO_TARGET_DIR)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 cargo build --release --locked --quiet
-COUNCIL_BIN="$PWD/target/release/council" \
+COUNCIL_BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/council" \
   cargo test --locked --quiet --test integration release_request_budget_figures -- --nocapture \
   | grep -E '^(release budget| +[0-9]+ checks:)'

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Wall time and peak RSS of `council verify` on large audit files, next to their size.
 
-    bench/verify_rss.py [--binary target/release/council] [--keep DIR] N [N ...]
+    bench/verify_rss.py [--binary $CARGO_TARGET_DIR/release/council] [--keep DIR] N [N ...]
 
 For each N, writes a Context Object of N entries shaped like benches/support/timeline.rs
 (five entries per run, ~80-character messages), once unsigned and once signed with an
@@ -144,7 +144,7 @@ def measure(binary, path, key):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("counts", type=int, nargs="+")
-    parser.add_argument("--binary", default="target/release/council")
+    parser.add_argument("--binary", default=os.path.join(os.environ.get("CARGO_TARGET_DIR", "target"), "release", "council"))
     parser.add_argument("--keep", help="write the files here and keep them")
     args = parser.parse_args()
     work = args.keep or tempfile.mkdtemp(prefix="verify-bench-")

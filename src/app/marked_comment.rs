@@ -46,7 +46,8 @@ pub async fn find(gh: &GitHub, issue: u64, marker: &str) -> Result<Vec<Comment>,
 }
 
 /// Edits `existing` (only when its body differs: an unchanged re-run notifies nobody)
-/// or creates a new comment.
+/// or creates a new comment. When `existing` was deleted after it was read (the edit
+/// answers 404), `body` is posted as a new comment: it holds what the deleted one held.
 pub async fn write(
     gh: &GitHub,
     issue: u64,
@@ -55,7 +56,10 @@ pub async fn write(
 ) -> Result<Comment, ApiError> {
     match existing {
         Some(c) if c.body() == body => Ok(c.clone()),
-        Some(c) => gh.update_comment(c.id, body).await,
+        Some(c) => match gh.update_comment(c.id, body).await {
+            Err(ApiError::NotFound { .. }) => gh.create_comment(issue, body).await,
+            edited => edited,
+        },
         None => gh.create_comment(issue, body).await,
     }
 }

@@ -519,10 +519,27 @@ fn rate_limit_reset(headers: &HeaderMap) -> Option<Duration> {
     Some(Duration::from_secs(reset.saturating_sub(now).max(1) as u64))
 }
 
+/// GitHub's `message`, with the reasons of a validation failure (`errors[].message`, or
+/// its `field` and `code`): "Validation Failed" alone does not say that a comment body was
+/// too long.
 fn error_message(reply: &Reply) -> String {
     let from_json = serde_json::from_slice::<Value>(&reply.body)
         .ok()
-        .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_string));
+        .and_then(|v| {
+            let message = v.get("message").and_then(Value::as_str)?;
+            let reasons: Vec<String> = v
+                .get("errors")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(error_reason)
+                .take(3)
+                .collect();
+            Some(match reasons.is_empty() {
+                true => message.to_string(),
+                false => format!("{message}: {}", reasons.join("; ")),
+            })
+        });
     from_json.unwrap_or_else(|| {
         reply
             .status
@@ -530,6 +547,23 @@ fn error_message(reply: &Reply) -> String {
             .unwrap_or("unexpected status")
             .to_string()
     })
+}
+
+/// One entry of a 422's `errors`: its message, else `field` and `code`, shortened.
+fn error_reason(error: &Value) -> Option<String> {
+    let text = match error.get("message").and_then(Value::as_str) {
+        Some(message) => message.to_string(),
+        None => {
+            let field = error.get("field").and_then(Value::as_str)?;
+            let code = error
+                .get("code")
+                .and_then(Value::as_str)
+                .unwrap_or("invalid");
+            format!("{field} {code}")
+        }
+    };
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.chars().take(200).collect())
 }
 
 fn give_up(what: &str, gave_up: GaveUp) -> ApiError {
@@ -587,6 +621,35 @@ mod tests {
             )
         );
         assert!(split_graphql_url("not a url").is_err());
+    }
+
+    #[test]
+    fn a_validation_failure_says_which_field_and_why() {
+        let reply = |body: Value| Reply {
+            status: StatusCode::UNPROCESSABLE_ENTITY,
+            headers: HeaderMap::new(),
+            body: Bytes::from(body.to_string()),
+        };
+        // Found by the fault drill of a comment GitHub finds too long.
+        let too_long = reply(serde_json::json!({
+            "message": "Validation Failed",
+            "errors": [{"resource": "IssueComment", "code": "custom", "field": "body",
+                        "message": "body is too long (maximum is 65536 characters)"}]
+        }));
+        assert_eq!(
+            error_message(&too_long),
+            "Validation Failed: body is too long (maximum is 65536 characters)"
+        );
+        let coded = reply(serde_json::json!({
+            "message": "Validation Failed",
+            "errors": [{"resource": "Label", "code": "already_exists", "field": "name"}, "odd"]
+        }));
+        assert_eq!(
+            error_message(&coded),
+            "Validation Failed: name already_exists"
+        );
+        let plain = reply(serde_json::json!({"message": "Not Found", "errors": []}));
+        assert_eq!(error_message(&plain), "Not Found");
     }
 
     #[test]

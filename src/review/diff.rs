@@ -80,22 +80,23 @@ pub fn added_lines(patch: &str) -> impl Iterator<Item = AddedLine<'_>> {
             None
         } else if let Some(text) = line.strip_prefix('+') {
             let added = AddedLine { line: next, text };
-            next += 1;
+            next = next.saturating_add(1);
             Some(added)
         } else if line.starts_with('-') || line.starts_with('\\') {
             None
         } else {
-            next += 1;
+            next = next.saturating_add(1);
             None
         }
     })
 }
 
-/// `c` of `@@ -a,b +c,d @@ …`.
+/// `c` of `@@ -a,b +c,d @@ …`. Lines count from 1: `+0` only heads a hunk that adds
+/// nothing (`+0,0`), so a `+0` hunk that does add lines is malformed.
 fn hunk_start(header: &str) -> Option<u64> {
     let plus = header.split(' ').find(|part| part.starts_with('+'))?;
     let digits = plus[1..].split(',').next()?;
-    digits.parse().ok()
+    digits.parse().ok().filter(|start| *start >= 1)
 }
 
 #[cfg(test)]
@@ -122,6 +123,14 @@ mod tests {
         ] {
             let _ = added_lines(patch).count();
         }
+        // Found by the `patch` fuzz target: a hunk at line 0 numbered its lines from 0,
+        // and one at the largest line number overflowed on the next line.
+        let lines = |patch| added_lines(patch).map(|a| a.line).collect::<Vec<_>>();
+        assert_eq!(lines("@@ -1,3 +0,* @@\n+key\n+two"), [1, 2]);
+        assert_eq!(
+            lines("@@ -1 +18446744073709551615 @@\n+a\n b\n+c"),
+            [u64::MAX, u64::MAX]
+        );
         let lines: Vec<_> = added_lines("@@ -1 +7 @@\r\n+crlf\r\n").collect();
         assert_eq!(
             lines,
