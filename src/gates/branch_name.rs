@@ -33,8 +33,8 @@ fn check(facts: &GuardFacts) -> Option<GateOutcome> {
             .text("Branch ")
             .value(input.head)
             .text(format!(
-                " matches no naming rule of the {}. Allowed: {allowed}.",
-                input.policy_source
+                " matches no naming rule of {}. Allowed: {allowed}.",
+                policy_name(input.policy_source)
             ));
         if let Some(hint) = hints(input) {
             message = message.append(hint);
@@ -69,4 +69,13 @@ fn allowed_rules(policy: &crate::policy::BranchPolicy) -> String {
         ));
     }
     listed.join("; ")
+}
+
+/// "the default policy", or the policy file by its path ("council.example.yml").
+fn policy_name(source: &str) -> String {
+    if source == crate::policy::DEFAULT_SOURCE {
+        "the default policy".to_string()
+    } else {
+        source.to_string()
+    }
 }

@@ -18,6 +18,9 @@ use crate::error::Error;
 use glob::{AnchorError, Glob, Subject};
 use limits::{Limited, MAX_LIST, MAX_POLICY_BYTES, MAX_RULES, Problem};
 
+/// `Policy::source` of the built-in policy, used when no policy file exists.
+pub const DEFAULT_SOURCE: &str = "default policy";
+
 #[derive(Debug, Clone)]
 pub struct Policy {
     /// Where the policy came from, for messages (`default`, or `.github/council.yml@develop`).
@@ -154,7 +157,7 @@ impl Policy {
     /// The Multi-Agent Communication Protocol's policy (seed 001), used when no file exists.
     pub fn default_policy() -> Policy {
         Policy {
-            source: "default policy".to_string(),
+            source: DEFAULT_SOURCE.to_string(),
             branches: default_branches(),
             review: Review::default(),
             release: Release::default(),

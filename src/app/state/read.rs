@@ -121,9 +121,10 @@ pub(crate) fn trust_policy(settings: &Settings, api_text: Option<String>) -> Res
         Some(text) => Policy::parse(&text, &format!("{path}@HEAD"))?,
         None => Policy::default_policy(),
     };
-    policy.source = match policy.source.as_str() {
-        "default policy" => format!("default policy (no {path} on the default branch)"),
-        _ => format!("{path} on the default branch"),
+    policy.source = if policy.source == crate::policy::DEFAULT_SOURCE {
+        format!("default policy (no {path} on the default branch)")
+    } else {
+        format!("{path} on the default branch")
     };
     Ok(policy)
 }

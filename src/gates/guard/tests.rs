@@ -215,3 +215,21 @@ fn regex_rules_without_a_readable_shape_give_generic_advice() {
         ("PASS", "PASS")
     );
 }
+
+#[test]
+fn a_policy_file_is_named_by_its_path() {
+    let p = Policy::parse(
+        "version: 1\nbranches:\n  rules:\n    - name: feature\n      pattern: \"feature/*\"\n      targets: [develop]\n",
+        ".github/council.yml@develop",
+    )
+    .unwrap();
+    let d = decide_with(&p, "changes", "develop");
+    assert!(
+        d.naming
+            .message
+            .plain()
+            .starts_with("Branch \"changes\" matches no naming rule of .github/council.yml@develop. Allowed: feature/*"),
+        "{}",
+        d.naming.message.plain()
+    );
+}
