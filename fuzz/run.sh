@@ -5,7 +5,8 @@
 #   fuzz/run.sh [--seconds N] [--smoke] [TARGET...]
 #
 #   --seconds N   budget per target (default 60)
-#   --smoke       CI: 5 s per target unless --seconds is given; skips (exit 0) with a
+#   --smoke       CI: 5 s per target unless --seconds is given, on a debug build (half
+#                 the build time of the optimised one, and debug assertions on); skips (exit 0) with a
 #                 message when cargo-fuzz cannot be installed or built here, and counts a
 #                 libFuzzer timeout (a slow machine) as a warning. A crash still fails.
 #
@@ -44,6 +45,8 @@ while [[ $# -gt 0 ]]; do
 	esac
 done
 seconds=${seconds:-$([[ $smoke == 1 ]] && echo 5 || echo 60)}
+build=(-s none)
+[[ $smoke == 1 ]] && build+=(--dev)
 
 skip() {
 	echo "SKIP  fuzz: $*"
@@ -66,7 +69,7 @@ fi
 
 echo "-- $(cargo fuzz --version), $(rustc --version)${RUSTC_BOOTSTRAP:+ with RUSTC_BOOTSTRAP=1}"
 build_log=$(mktemp)
-if ! nice cargo fuzz build -s none >"$build_log" 2>&1; then
+if ! nice cargo fuzz build "${build[@]}" >"$build_log" 2>&1; then
 	tail -20 "$build_log"
 	[[ $smoke == 1 ]] && skip "the fuzz targets did not build with this toolchain (see above)"
 	exit 1
@@ -80,7 +83,7 @@ for target in "${targets[@]}"; do
 	mkdir -p "$corpus" "artifacts/$target"
 	log=$(mktemp)
 	rc=0
-	nice cargo fuzz run -s none "$target" "$corpus" "$seeds" -- \
+	nice cargo fuzz run "${build[@]}" "$target" "$corpus" "$seeds" -- \
 		-max_total_time="$seconds" -timeout=20 -rss_limit_mb=2048 -max_len=65536 \
 		-print_final_stats=1 -artifact_prefix="artifacts/$target/" >"$log" 2>&1 || rc=$?
 	execs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo "?")
