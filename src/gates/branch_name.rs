@@ -71,10 +71,10 @@ fn allowed_rules(policy: &crate::policy::BranchPolicy) -> String {
     listed.join("; ")
 }
 
-/// "the default policy", or the policy file by its path ("council.example.yml").
+/// "the default policy (…)", or the policy file by its path ("council.example.yml").
 fn policy_name(source: &str) -> String {
-    if source == crate::policy::DEFAULT_SOURCE {
-        "the default policy".to_string()
+    if source.starts_with(crate::policy::DEFAULT_SOURCE) {
+        format!("the {source}")
     } else {
         source.to_string()
     }

@@ -20,7 +20,7 @@ use tokio::net::{TcpListener, TcpStream};
 use crate::support::fake_github::FakeGitHub;
 use crate::support::faults::Fault;
 use crate::support::world::PrFile;
-use crate::support::{Council, Run, fixture};
+use crate::support::{Council, Run, fixture, timeline};
 
 const HEAD: &str = "feature/devops/PBI-001-login";
 const SHA: &str = "1111111111111111111111111111111111111111";
@@ -139,18 +139,7 @@ fn verifies(run: &Run, pr: u64) -> bool {
 }
 
 fn actions(audit: &Value) -> Vec<String> {
-    audit["timeline"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            format!(
-                "{} {}",
-                e["action"].as_str().unwrap(),
-                e["result"].as_str().unwrap()
-            )
-        })
-        .collect()
+    timeline(audit, &["action", "result"])
 }
 
 /// The audit file verifies, holds `want` (action and result, in order), and the stored

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use crate::support::artifacts::{self, Artifact};
 use crate::support::fake_github::FakeGitHub;
 use crate::support::faults::Fault;
-use crate::support::{Council, Run, fixture};
+use crate::support::{Council, Run, fixture, timeline};
 
 const KEY: &str = "ledger-key";
 
@@ -57,18 +57,7 @@ fn reseal_without_key(stored: &mut Value) {
 }
 
 fn actions(run: &Run) -> Vec<String> {
-    run.audit(2)["timeline"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            format!(
-                "{} {}",
-                e["run_id"].as_str().unwrap(),
-                e["action"].as_str().unwrap()
-            )
-        })
-        .collect()
+    timeline(&run.audit(2), &["run_id", "action"])
 }
 
 fn warnings(run: &Run) -> Vec<&str> {

@@ -3,7 +3,7 @@
 use serde_json::json;
 
 use crate::support::fake_github::FakeGitHub;
-use crate::support::{Council, fixture, pr_event};
+use crate::support::{Council, fixture, pr_event, timeline};
 
 const GUARD_ACTIONS: [&str; 5] = [
     "opened",
@@ -270,18 +270,7 @@ async fn close_on_fail_explains_once_then_closes() {
     <sub>agent-council · [run](https://github.com/Codertocat/Hello-World/actions/runs/1001/attempts/1)</sub>
     ");
     assert_eq!(gh.bodies("PATCH").await, vec![json!({"state": "closed"})]);
-    let actions: Vec<_> = run.audit(2)["timeline"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            format!(
-                "{} {}",
-                e["action"].as_str().unwrap(),
-                e["result"].as_str().unwrap()
-            )
-        })
-        .collect();
+    let actions = timeline(&run.audit(2), &["action", "result"]);
     assert_eq!(
         actions,
         [

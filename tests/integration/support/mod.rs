@@ -260,6 +260,27 @@ impl Run {
 
 /// The binary under test: this build's, or `COUNCIL_BIN` (bench/release.sh points it at
 /// the release build to measure what users run).
+/// Each timeline entry of an audit file as the named fields joined by spaces:
+/// `timeline(&audit, &["action", "result"])` gives `"check:branch-name FAIL"`, ….
+pub fn timeline(audit: &Value, fields: &[&str]) -> Vec<String> {
+    audit["timeline"]
+        .as_array()
+        .expect("an audit file has a timeline")
+        .iter()
+        .map(|e| {
+            fields
+                .iter()
+                .map(|f| {
+                    e[*f]
+                        .as_str()
+                        .unwrap_or_else(|| panic!("entry without {f}: {e}"))
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect()
+}
+
 pub fn binary() -> PathBuf {
     std::env::var_os("COUNCIL_BIN")
         .map(PathBuf::from)
