@@ -162,11 +162,11 @@ mod tests {
 
     #[test]
     fn paths_stay_inside_the_workspace() {
-        let ws = Path::new("/work/ws");
+        let ws = Path::new("/github/workspace");
         let p = resolve(ws, "context-file", Path::new("./docs/ASSISTANT_CONTEXT.md")).unwrap();
         assert_eq!(p.shown, "docs/ASSISTANT_CONTEXT.md");
-        let p = resolve(ws, "context-file", Path::new("/work/ws/a.md")).unwrap();
-        assert_eq!(p.full, PathBuf::from("/work/ws/a.md"));
+        let p = resolve(ws, "context-file", Path::new("/github/workspace/a.md")).unwrap();
+        assert_eq!(p.full, PathBuf::from("/github/workspace/a.md"));
         for bad in ["../x.md", "/etc/passwd", "a/../../x", "", "."] {
             let e = resolve(ws, "context-file", Path::new(bad)).unwrap_err();
             assert_eq!(e.exit_code(), 2, "{bad}");

@@ -20,7 +20,7 @@ use crate::runner::{FileLine, Level};
 use crate::settings::{Direction, Settings};
 use crate::stage::Outputs;
 
-use super::state::{Target, announce, outputs, publish, read_latest};
+use super::state::{Target, announce, finish, publish, read_latest};
 use super::workspace_file::{self, WorkspacePath};
 use report::{Checked, SyncToFile};
 
@@ -173,23 +173,13 @@ async fn to_file(settings: &Settings, target: &Target, path: &WorkspacePath) -> 
         outcome,
         text: &written,
     };
-    settings
-        .runner
-        .append_summary(&report::sync_markdown(&shown))?;
-    let url = latest
-        .selection
-        .source
-        .as_ref()
-        .map_or("", |s| s.html_url.as_str());
-    settings
-        .runner
-        .set_outputs(&outputs(&latest.selection.state, url).pairs())?;
-    if settings.json {
-        println!("{}", report::sync_json(&shown));
-    } else if !settings.in_actions {
-        print!("{}", report::sync_plain(&shown));
-    }
-    Ok(Outcome::Passed)
+    finish(
+        settings,
+        &latest,
+        &report::sync_markdown(&shown),
+        || report::sync_json(&shown),
+        || report::sync_plain(&shown),
+    )
 }
 
 async fn to_issue(settings: &Settings, target: &Target, path: &WorkspacePath) -> Result<Outcome> {

@@ -19,9 +19,26 @@ pub async fn run(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
         latest: &latest,
         requests: target.gh.requests(),
     };
-    settings
-        .runner
-        .append_summary(&report::get_markdown(&read))?;
+    finish(
+        settings,
+        &latest,
+        &report::get_markdown(&read),
+        || report::get_json(&read),
+        || report::get_plain(&read),
+    )
+}
+
+/// How a command that read the latest state ends (`state get`, `context sync`): its
+/// summary, the state's outputs, and its result on stdout (`--json`, or plain text
+/// outside Actions).
+pub(crate) fn finish(
+    settings: &Settings,
+    latest: &Latest,
+    summary: &str,
+    json: impl FnOnce() -> serde_json::Value,
+    plain: impl FnOnce() -> String,
+) -> Result<Outcome> {
+    settings.runner.append_summary(summary)?;
     let url = latest
         .selection
         .source
@@ -31,9 +48,9 @@ pub async fn run(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
         .runner
         .set_outputs(&outputs(&latest.selection.state, url).pairs())?;
     if settings.json {
-        println!("{}", report::get_json(&read));
+        println!("{}", json());
     } else if !settings.in_actions {
-        print!("{}", report::get_plain(&read));
+        print!("{}", plain());
     }
     Ok(Outcome::Passed)
 }

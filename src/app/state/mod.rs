@@ -10,8 +10,8 @@ mod put_report;
 mod read;
 mod report;
 
-pub(crate) use get::announce;
 pub use get::run as get;
+pub(crate) use get::{announce, finish};
 pub(crate) use put::publish;
 pub use put::run as put;
 pub(crate) use read::{MAX_PAGES, read_error, read_latest, trust_policy};
