@@ -13,8 +13,7 @@ use chrono::Utc;
 
 use super::input_file;
 use super::marked_comment::{self, FindError, Upserted};
-use super::state::{MAX_PAGES, Target, read_error, trust_policy};
-use crate::agent_state::TrustConfig;
+use super::state::{MAX_PAGES, Target, first_page, read_error};
 use crate::context_report::{self, IssueFacts, RegistryComment, parse_report};
 use crate::error::{Error, Outcome, Result};
 use crate::event::Event;
@@ -132,18 +131,7 @@ pub async fn assign(settings: &Settings, event: Option<Event>) -> Result<Outcome
     let target = Target::resolve(settings, event, "assign")?;
     let gh = &target.gh;
     let path = settings.policy_path.as_str();
-    let mut page = gh
-        .issue_page(registry, path, None)
-        .await
-        .map_err(|e| read_error(e, registry, gh))?;
-    let policy = trust_policy(settings, page.policy.take())?;
-    let mut trusted_logins = settings.trusted_authors.clone();
-    trusted_logins.extend(policy.agent_state.trusted_authors.iter().cloned());
-    let trust = TrustConfig {
-        issue_author: std::mem::take(&mut page.issue_author),
-        token_login: page.viewer.clone(),
-        trusted_logins,
-    };
+    let (mut page, _, trust) = first_page(settings, gh, registry).await?;
     let mut comments: Vec<StateComment> = Vec::new();
     let (mut pages, mut capped) = (1usize, false);
     loop {

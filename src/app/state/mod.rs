@@ -14,7 +14,7 @@ pub use get::run as get;
 pub(crate) use get::{announce, finish};
 pub(crate) use put::publish;
 pub use put::run as put;
-pub(crate) use read::{MAX_PAGES, read_error, read_latest, trust_policy};
+pub(crate) use read::{MAX_PAGES, first_page, read_error, read_latest};
 
 use super::{github_client, load_event, repository_of};
 use crate::agent_state::AgentState;

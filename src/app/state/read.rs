@@ -29,10 +29,15 @@ pub struct Latest {
     pub max_tool_calls: u64,
 }
 
-pub async fn read_latest(settings: &Settings, gh: &GitHub, issue: u64) -> Result<Latest> {
-    let path = settings.policy_path.as_str();
+/// An issue's newest page of comments (one request, with the policy), the policy, and
+/// who may write state on the issue.
+pub(crate) async fn first_page(
+    settings: &Settings,
+    gh: &GitHub,
+    issue: u64,
+) -> Result<(IssuePage, Policy, TrustConfig)> {
     let mut page = gh
-        .issue_page(issue, path, None)
+        .issue_page(issue, settings.policy_path.as_str(), None)
         .await
         .map_err(|e| read_error(e, issue, gh))?;
     let policy = trust_policy(settings, page.policy.take())?;
@@ -43,6 +48,12 @@ pub async fn read_latest(settings: &Settings, gh: &GitHub, issue: u64) -> Result
         token_login: page.viewer.clone(),
         trusted_logins,
     };
+    Ok((page, policy, trust))
+}
+
+pub async fn read_latest(settings: &Settings, gh: &GitHub, issue: u64) -> Result<Latest> {
+    let path = settings.policy_path.as_str();
+    let (mut page, policy, trust) = first_page(settings, gh, issue).await?;
     let issue_body = std::mem::take(&mut page.issue_body);
     let mut scan = StateScan::new(&trust);
     let (mut pages, mut comments_read, mut capped) = (0, 0, false);
@@ -103,7 +114,7 @@ fn borrowed(c: &StateComment) -> IssueComment<'_> {
 /// The policy whose `agent_state.trusted_authors` extends trust. In Actions it is the
 /// default branch's file from the same request as the comments (an issue comment cannot
 /// change it); the CLI reads a local file only when `--policy` names one.
-pub(crate) fn trust_policy(settings: &Settings, api_text: Option<String>) -> Result<Policy> {
+fn trust_policy(settings: &Settings, api_text: Option<String>) -> Result<Policy> {
     let path = &settings.policy_path;
     if !settings.in_actions && settings.policy_explicit {
         let full = settings.workspace.join(path);
