@@ -55,19 +55,7 @@ if [[ -n $missing ]]; then
 fi
 echo "   $(buildah --version); $(podman --version); $(runc --version | head -n1)"
 
-if [[ -n ${COUNCIL_STATIC_BIN:-} ]]; then
-	BIN=$COUNCIL_STATIC_BIN
-else
-	rc=0
-	BIN=$(ci/build-static.sh) || rc=$?
-	if [[ $rc -eq 3 ]]; then
-		echo "SKIP  image smoke test: no musl toolchain here (see above; CI_INSTALL=1 adds it)"
-		exit 0
-	elif [[ $rc -ne 0 ]]; then
-		echo "FAIL  the static build failed (exit $rc)"
-		exit 1
-	fi
-fi
+static_binary image
 [[ -x $BIN ]] || {
 	echo "FAIL  no static binary at $BIN"
 	exit 1

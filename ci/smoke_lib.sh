@@ -63,6 +63,27 @@ output_value() {
 	' "$file"
 }
 
+# Sets BIN to the static binary under test: $COUNCIL_STATIC_BIN when set (.ci/run builds
+# it once for both smoke tests), else a build by ci/build-static.sh. Ends the script with
+# a SKIP line naming the $1 smoke test where no musl toolchain exists (the build's exit
+# 3), and with a FAIL line when the build failed.
+# shellcheck disable=SC2034 # BIN is the caller's
+static_binary() {
+	if [[ -n ${COUNCIL_STATIC_BIN:-} ]]; then
+		BIN=$COUNCIL_STATIC_BIN
+		return
+	fi
+	local rc=0
+	BIN=$(ci/build-static.sh) || rc=$?
+	if [[ $rc -eq 3 ]]; then
+		echo "SKIP  $1 smoke test: no musl toolchain here (see above; CI_INSTALL=1 adds it)"
+		exit 0
+	elif [[ $rc -ne 0 ]]; then
+		echo "FAIL  the static build failed (exit $rc)"
+		exit 1
+	fi
+}
+
 now_ms() {
 	echo $(($(date +%s%N) / 1000000))
 }

@@ -35,19 +35,7 @@ cleanup() {
 trap cleanup EXIT
 
 echo "== static smoke test"
-if [[ -n ${COUNCIL_STATIC_BIN:-} ]]; then
-	BIN=$COUNCIL_STATIC_BIN
-else
-	rc=0
-	BIN=$(ci/build-static.sh) || rc=$?
-	if [[ $rc -eq 3 ]]; then
-		echo "SKIP  static smoke test: no musl toolchain here (see above; CI_INSTALL=1 adds it)"
-		exit 0
-	elif [[ $rc -ne 0 ]]; then
-		echo "FAIL  the static build failed (exit $rc)"
-		exit 1
-	fi
-fi
+static_binary static
 check "binary exists: $BIN" test -x "$BIN"
 [[ -x $BIN ]] || {
 	smoke_finish "static smoke"
