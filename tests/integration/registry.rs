@@ -6,7 +6,7 @@ use chrono::{Duration, Utc};
 use serde_json::{Value, json};
 
 use crate::support::fake_github::FakeGitHub;
-use crate::support::{Council, REPO, fixture};
+use crate::support::{Council, REPO, Run, fixture};
 
 const REGISTRY: u64 = 50;
 const ISSUE: u64 = 51;
@@ -295,14 +295,10 @@ async fn assign_ranks_trusted_reports_and_labels_the_issue() {
     gh.assert_all_writes_seen();
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn json_and_the_cli_without_apply_write_nothing() {
-    let gh = world().await;
-    seed_registry(&gh);
-    set_labels(&gh, ISSUE, &["task:T011"]);
-    let run = Council::cli()
-        .env("GITHUB_API_URL", &gh.uri())
-        .env("GITHUB_GRAPHQL_URL", &format!("{}/graphql", gh.uri()))
+/// `council assign --json` for issue 51 from the CLI (no `--apply`).
+async fn assign_json(gh: &FakeGitHub) -> Run {
+    Council::cli()
+        .api(&gh.uri())
         .args(&[
             "assign",
             "--issue",
@@ -316,7 +312,15 @@ async fn json_and_the_cli_without_apply_write_nothing() {
             "ghs_test_token_value",
         ])
         .run()
-        .await;
+        .await
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_and_the_cli_without_apply_write_nothing() {
+    let gh = world().await;
+    seed_registry(&gh);
+    set_labels(&gh, ISSUE, &["task:T011"]);
+    let run = assign_json(&gh).await;
     run.assert_code(0);
     let json: Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(json["recommended"], "claude-a");
@@ -463,23 +467,7 @@ async fn a_5000_comment_registry_costs_its_comment_pages_plus_one_request() {
     seed_big_registry(&gh);
     set_labels(&gh, ISSUE, &["task:T011"]);
     let started = std::time::Instant::now();
-    let run = Council::cli()
-        .env("GITHUB_API_URL", &gh.uri())
-        .env("GITHUB_GRAPHQL_URL", &format!("{}/graphql", gh.uri()))
-        .args(&[
-            "assign",
-            "--issue",
-            "51",
-            "--registry-issue",
-            "50",
-            "--repo",
-            REPO,
-            "--json",
-            "--github-token",
-            "ghs_test_token_value",
-        ])
-        .run()
-        .await;
+    let run = assign_json(&gh).await;
     let elapsed = started.elapsed();
     run.assert_code(0);
     let json: Value = serde_json::from_str(&run.stdout).unwrap();

@@ -371,8 +371,7 @@ async fn the_cli_reviews_a_pull_request_by_number() {
             WORKFLOW_TOKEN,
             "--dry-run",
         ])
-        .env("GITHUB_API_URL", &gh.uri())
-        .env("GITHUB_GRAPHQL_URL", &format!("{}/graphql", gh.uri()))
+        .api(&gh.uri())
         .run()
         .await;
     run.assert_code(0);

@@ -125,8 +125,7 @@ async fn json_output_carries_the_typed_elements() {
     let gh = world().await;
     gh.seed(ISSUE, AUTHOR, ORIGIN_EXAMPLE);
     let run = Council::cli()
-        .env("GITHUB_API_URL", &gh.uri())
-        .env("GITHUB_GRAPHQL_URL", &format!("{}/graphql", gh.uri()))
+        .api(&gh.uri())
         .args(&[
             "state",
             "get",
