@@ -214,6 +214,36 @@ impl Event {
             .and_then(Value::as_str)
             .map(str::to_string)
     }
+
+    /// The payload's `repository.id`, when the payload is about `owner/name`.
+    pub fn repository_id(&self, full_name: &str) -> Option<u64> {
+        let repository = &self.payload["repository"];
+        let name = repository["full_name"].as_str()?;
+        name.eq_ignore_ascii_case(full_name)
+            .then(|| repository["id"].as_u64())
+            .flatten()
+    }
+
+    /// A `workflow_run` whose run belongs to another repository's code (a fork's pull
+    /// request): its head commit and branch are whatever the fork chose, so it may not
+    /// set off anything about this repository's own commits. A run whose head repository
+    /// is not named counts as a fork's.
+    pub fn run_is_from_fork(&self) -> bool {
+        let run = &self.payload["workflow_run"];
+        fn ids(repo: &Value) -> (Option<u64>, Option<&str>) {
+            (repo["id"].as_u64(), repo["full_name"].as_str())
+        }
+        let (head_id, head_name) = ids(&run["head_repository"]);
+        let base = match run.get("repository") {
+            Some(repo) if repo.is_object() => repo,
+            _ => &self.payload["repository"],
+        };
+        let (base_id, base_name) = ids(base);
+        let same_id = head_id.is_some() && head_id == base_id;
+        let same_name = head_name.is_some()
+            && head_name.map(str::to_ascii_lowercase) == base_name.map(str::to_ascii_lowercase);
+        !(same_id || same_name)
+    }
 }
 
 /// The name of the event a CLI run without an event file makes up (never a webhook's).
@@ -350,6 +380,21 @@ mod tests {
             env!("CARGO_MANIFEST_DIR")
         );
         std::fs::read_to_string(path).unwrap()
+    }
+
+    #[test]
+    fn a_workflow_run_of_a_fork_is_told_apart() {
+        let text = fixture("workflow_run.completed");
+        let own = Event::parse("workflow_run", &text, "event.json").unwrap();
+        assert!(!own.run_is_from_fork());
+        let mut payload: Value = serde_json::from_str(&text).unwrap();
+        payload["workflow_run"]["head_repository"]["id"] = 1.into();
+        payload["workflow_run"]["head_repository"]["full_name"] = "fork/Hello-World".into();
+        let fork = Event::parse("workflow_run", &payload.to_string(), "event.json").unwrap();
+        assert!(fork.run_is_from_fork());
+        payload["workflow_run"]["head_repository"] = Value::Null;
+        let unnamed = Event::parse("workflow_run", &payload.to_string(), "event.json").unwrap();
+        assert!(unnamed.run_is_from_fork());
     }
 
     #[test]

@@ -54,6 +54,7 @@ const RUNNER_VARS: &[&str] = &[
     "GITHUB_GRAPHQL_URL",
     "GITHUB_SERVER_URL",
     "GITHUB_REPOSITORY",
+    "GITHUB_REPOSITORY_ID",
     "GITHUB_RUN_ID",
     "GITHUB_RUN_ATTEMPT",
     "GITHUB_JOB",
@@ -231,6 +232,9 @@ pub struct Settings {
     pub state: StateInputs,
     pub event: Option<EventSource>,
     pub repo: Option<String>,
+    /// `GITHUB_REPOSITORY_ID` (Actions): the repository's numeric id, which artifacts of
+    /// its own runs carry.
+    pub repository_id: Option<u64>,
     pub run: RunInfo,
     pub workspace: PathBuf,
     pub api_url: String,
@@ -393,6 +397,9 @@ impl Settings {
             event: event_source(&local, env)?,
             repo: non_empty(local.repo)
                 .or_else(|| env.get("GITHUB_REPOSITORY").map(str::to_string)),
+            repository_id: env
+                .get("GITHUB_REPOSITORY_ID")
+                .and_then(|id| id.trim().parse().ok()),
             run,
             workspace,
             api_url,

@@ -10,8 +10,8 @@ use super::ledger::Ledger;
 use super::run_json;
 use super::upload::{Upload, upload};
 use super::{now, run_url};
-use crate::audit::ContextObject;
 use crate::audit::ledger::Links;
+use crate::audit::{ContextObject, ReleaseStatus};
 use crate::error::{Error, Outcome};
 use crate::event::{Event, PullRequest};
 use crate::gates::Verdict;
@@ -55,8 +55,10 @@ pub async fn finish(
         pr: Some(run.pr),
     };
     let mut reports = Vec::with_capacity(results.len());
-    for result in &results {
-        reports.push(executor.run(&result.effects).await);
+    for result in &mut results {
+        let done = executor.run(&result.effects).await;
+        settle_release(result, &done);
+        reports.push(done);
     }
     let time = now();
     let mut ours = ContextObject::new(&run.repo.full(), run.pr, &run.event.trigger(), &time);
@@ -81,6 +83,10 @@ pub async fn finish(
     let ledger = Ledger {
         settings,
         gh: run.gh,
+        repo: run.repo,
+        repo_id: settings
+            .repository_id
+            .or_else(|| run.event.repository_id(&run.repo.full())),
         pr: run.pr,
         links: Links {
             run_url: run_url(settings, run.repo),
@@ -99,14 +105,6 @@ pub async fn finish(
         report,
     }));
     let context = persisted.context;
-    // A release's status depends on what became of its merge or revert (done, no
-    // release token, a head that moved): the timeline now holds it, and derives it.
-    for result in &mut results {
-        if let Status::Release(_) = result.status {
-            let derived = crate::audit::derive::stage_state(&context.timeline);
-            result.status = Status::Release(derived.release_status);
-        }
-    }
 
     let mut notes: Vec<Message> = results.iter().flat_map(|r| r.notes.clone()).collect();
     if let Some(gh) = run.gh {
@@ -210,6 +208,35 @@ pub async fn finish(
         print!("{}", summary::plain(&report));
     }
     ended
+}
+
+/// A release's status is what became of this run's own merge or revert (done, no release
+/// token, a head that moved), never what the stored ledger says happened earlier.
+fn settle_release(result: &mut StageResult, reports: &[EffectReport]) {
+    let Status::Release(decided) = result.status else {
+        return;
+    };
+    let done = |action: &str| {
+        reports
+            .iter()
+            .any(|r| r.action == action && matches!(r.result, EffectResult::Done(_)))
+    };
+    let tried = |action: &str| {
+        reports
+            .iter()
+            .any(|r| r.action == action && !matches!(r.result, EffectResult::Skipped(_)))
+    };
+    let settled = if done("action:revert") {
+        ReleaseStatus::RolledBack
+    } else if done("action:merge") {
+        ReleaseStatus::Merged
+    } else if decided == ReleaseStatus::Eligible && tried("action:merge") {
+        // GitHub refused it (the head moved, the state changed) or it failed.
+        ReleaseStatus::Pending
+    } else {
+        decided
+    };
+    result.status = Status::Release(settled);
 }
 
 /// One error annotation per failed gate, naming the rule and the fix, and a notice per

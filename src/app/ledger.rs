@@ -8,13 +8,16 @@ use std::time::Duration;
 
 use super::effects::read_only;
 use super::marked_comment::{self, FindError};
-use crate::audit::adopt::{Found, Rejected, adopt, reset_message};
+use crate::audit::adopt::{Adopted, Found, Rejected, Subject, adopt, reset_message};
+use crate::audit::context::context_id;
 use crate::audit::ledger::{self, Links, MARKER, Stored};
 use crate::audit::timeline::{Record, new_entry};
 use crate::audit::{ContextObject, Entry};
 use crate::event::PullRequest;
-use crate::github::artifact::{DownloadOptions, download_first};
-use crate::github::{ApiError, Comment, GitHub};
+use crate::github::artifact::{
+    DownloadOptions, Downloaded, PassedOver, Provenance, download_first, download_trusted,
+};
+use crate::github::{ApiError, Comment, GitHub, RepoName};
 use crate::render::text::Message;
 use crate::settings::Settings;
 use crate::stage::{EffectReport, EffectResult, Stage};
@@ -36,6 +39,10 @@ pub struct Persisted {
 pub struct Ledger<'a> {
     pub settings: &'a Settings,
     pub gh: Option<&'a GitHub>,
+    pub repo: &'a RepoName,
+    /// The repository's numeric id, when the runner or the event says it: what an
+    /// artifact's run must have run the code of to be trusted.
+    pub repo_id: Option<u64>,
     pub pr: &'a PullRequest,
     pub links: Links,
     /// The first stage of this run: it records a ledger reset.
@@ -57,41 +64,27 @@ impl Ledger<'_> {
             .map(|k| k.expose().as_bytes())
     }
 
-    /// The stored ledger as a run would continue it, read only: our comment when it
-    /// verifies (duplicates from racing runs folded in), else the newest previous audit
-    /// artifact that does; `None` when nothing verifies or nothing was stored. For a
-    /// stage that must know the timeline before it decides (release: was this head
-    /// approved by the review stage? was this merge ours?). Warnings about rejected
-    /// objects are left to `persist`, which reads again and says them once.
-    pub async fn read(&self) -> Result<Option<Stored>, ApiError> {
-        let Some(gh) = self.gh else {
-            return Ok(None);
+    /// Adopts the found objects that are this pull request's and verify.
+    fn adopt(&self, found: Vec<Found>) -> Adopted {
+        let context_id = context_id(self.pr.number);
+        let repository = self.repo.full();
+        let subject = Subject {
+            context_id: &context_id,
+            repository: &repository,
         };
-        let mut scratch = Persisted {
-            context: ContextObject::new("", self.pr, "", ""),
-            effect: None,
-            warnings: Vec::new(),
-            notes: Vec::new(),
-        };
-        let comments = match marked_comment::find(gh, self.pr.number, MARKER).await {
-            Ok(found) => found,
-            Err(FindError::Api(e)) => return Err(e),
-            // No comment can be proven ours: the artifacts still can be read.
-            Err(FindError::UnknownIdentity) => {
-                return Ok(self.previous_artifacts(gh, &mut scratch).await.stored);
-            }
-        };
-        let adopted = adopt(comments.iter().map(found_in).collect(), self.key());
-        let mut verified = adopted.verified.into_iter();
-        let Some(mut stored) = verified.next() else {
-            return Ok(self.previous_artifacts(gh, &mut scratch).await.stored);
-        };
-        for dup in verified {
-            if let Ok(merged) = ledger::merge(Some(stored.clone()), &dup.context, self.key()) {
-                stored = merged;
-            }
+        adopt(found, self.key(), &subject)
+    }
+
+    /// Earlier runs' artifacts of this pull request that may be read at all: not this
+    /// run's, and uploaded by a run of this repository's own code (never a fork's).
+    fn artifact_options(&self) -> DownloadOptions {
+        DownloadOptions {
+            exclude_run_id: self.settings.run.run_id.parse().ok(),
+            provenance: Provenance::OwnRuns {
+                repository_id: self.repo_id,
+            },
+            ..DownloadOptions::default()
         }
-        Ok(Some(stored))
     }
 
     /// Seals this run's entries onto the stored ledger and upserts the comment.
@@ -115,7 +108,7 @@ impl Ledger<'_> {
                 Ok(found) => found,
                 Err(e) => return self.without_comment(gh, ours, e, out).await,
             };
-            let adopted = adopt(comments.iter().map(found_in).collect(), self.key());
+            let adopted = self.adopt(comments.iter().map(found_in).collect());
             if !warned {
                 warned = true;
                 out.warnings
@@ -265,25 +258,19 @@ impl Ledger<'_> {
         )
     }
 
-    /// The newest previous `audit-PR-<n>` artifact whose object verifies.
+    /// The newest previous `audit-PR-<n>` artifact of a trusted run whose object is this
+    /// pull request's and verifies. Taking one is always said in a warning: it is what
+    /// an attacker who deleted the comment would want the run to do.
     async fn previous_artifacts(&self, gh: &GitHub, out: &mut Persisted) -> Fallback {
-        let key = self.key();
-        let options = DownloadOptions {
-            exclude_run_id: self.settings.run.run_id.parse().ok(),
-            ..DownloadOptions::default()
-        };
+        let options = self.artifact_options();
         let mut rejected = Vec::new();
-        let result = download_first(gh, self.pr.number, &options, ARTIFACTS_TRIED, |found| {
-            let source = format!("artifact {}", found.artifact_id);
-            let adopted = adopt(
-                vec![Found {
-                    source,
-                    parsed: stored_from_file(&found.json),
-                }],
-                key,
-            );
+        let result = download_trusted(gh, self.pr.number, &options, ARTIFACTS_TRIED, |found| {
+            let adopted = self.adopt(vec![Found {
+                source: artifact_source(found),
+                parsed: stored_from_file(&found.json),
+            }]);
             match adopted.verified.into_iter().next() {
-                Some(stored) => Some(stored),
+                Some(stored) => Some((stored, artifact_source(found))),
                 None => {
                     rejected.extend(adopted.rejected);
                     None
@@ -293,7 +280,25 @@ impl Ledger<'_> {
         .await;
         out.warnings.extend(rejected.iter().map(Rejected::warning));
         match result {
-            Ok(stored) => Fallback { stored, rejected },
+            Ok((taken, passed)) => {
+                if !passed.is_empty() {
+                    out.notes.push(Message::new().text(passed_over(&passed)));
+                }
+                let stored = taken.map(|(stored, source)| {
+                    out.warnings.push(format!(
+                        "no Context Object comment could be adopted: the ledger continues \
+                         from {source}, whose object is this pull request's and verifies{}",
+                        if self.key().is_some() {
+                            " with the key"
+                        } else {
+                            " (without `hmac-key`, anyone who can run a workflow here could \
+                             have written it)"
+                        }
+                    ));
+                    stored
+                });
+                Fallback { stored, rejected }
+            }
             Err(e) => {
                 out.notes.push(
                     Message::new().text(format!("previous audit artifacts were not read ({e})")),
@@ -319,10 +324,7 @@ impl Ledger<'_> {
             return context;
         }
         let n = merged.omitted.count;
-        let options = DownloadOptions {
-            exclude_run_id: self.settings.run.run_id.parse().ok(),
-            ..DownloadOptions::default()
-        };
+        let options = self.artifact_options();
         let head = merged.omitted.head_hash.clone();
         let key = self.key();
         // Only an artifact whose own chain verifies may fill the gap, and only when its
@@ -361,6 +363,40 @@ impl Ledger<'_> {
         }
         context
     }
+}
+
+/// An artifact as messages name it: its id, name and the run that uploaded it.
+fn artifact_source(found: &Downloaded) -> String {
+    match found.run_id {
+        Some(run) => format!(
+            "artifact {} (`{}`) uploaded by workflow run {run}",
+            found.artifact_id, found.name
+        ),
+        None => format!("artifact {} (`{}`)", found.artifact_id, found.name),
+    }
+}
+
+/// The artifacts left unread because no run of this repository's own code uploaded them.
+fn passed_over(passed: &[PassedOver]) -> String {
+    let named: Vec<String> = passed
+        .iter()
+        .take(5)
+        .map(|p| match p.run_id {
+            Some(run) => format!("{} (run {run})", p.artifact_id),
+            None => p.artifact_id.to_string(),
+        })
+        .collect();
+    format!(
+        "{} not read: uploaded by a run of another repository's code (a fork's pull request) \
+         or of unknown origin: {}{}",
+        if passed.len() == 1 {
+            "1 audit artifact".to_string()
+        } else {
+            format!("{} audit artifacts", passed.len())
+        },
+        named.join(", "),
+        if passed.len() > 5 { ", …" } else { "" }
+    )
 }
 
 fn found_in(comment: &Comment) -> Found {

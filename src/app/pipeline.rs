@@ -136,6 +136,9 @@ pub async fn run_pr(
 ) -> Result<Outcome> {
     let policy = policy_source::load(settings, clients.gh.as_ref(), &pr.base_ref).await?;
     let url = run_url(settings, &clients.repo);
+    // What the ledger and the audit file describe: the pull request as the event had it,
+    // or as a stage read it at decision time.
+    let mut subject = pr.clone();
     let mut results: Vec<StageResult> = Vec::new();
     let mut unfinished: Option<Error> = None;
     let mut undecided: Vec<Message> = Vec::new();
@@ -153,6 +156,10 @@ pub async fn run_pr(
         };
         match stages::evaluate(stage, &input).await {
             Ok(Evaluated::Decided(result)) => results.push(result),
+            Ok(Evaluated::DecidedOn(result, live)) => {
+                results.push(result);
+                subject = *live;
+            }
             Ok(Evaluated::Skipped(note)) => match results.last_mut() {
                 Some(last) => last.notes.push(note),
                 None => undecided.push(note),
@@ -179,7 +186,7 @@ pub async fn run_pr(
         settings,
         event,
         repo: &clients.repo,
-        pr,
+        pr: &subject,
         gh: clients.gh.as_ref(),
         release: clients.release.as_ref(),
     };

@@ -1,8 +1,10 @@
 //! The second half of the fork-safe two-phase pattern: a workflow on `workflow_run`
 //! (trusted, with a write token) applies what the pull request's own workflow (on
-//! `pull_request`, read-only for forks) could not. The run's audit artifacts only say
-//! which pull requests it was about: the decision is made again from the API, never taken
-//! from an artifact a fork's workflow could have written.
+//! `pull_request`, read-only for forks) could not. The evaluate run hands over nothing
+//! but pull request numbers (its payload's list, its artifacts' names), and each number
+//! counts only when the API says it is an open pull request whose head is the run's head
+//! commit: the decision is made again from the API, and the ledger never continues from
+//! an artifact a fork's workflow wrote (see `ledger.rs`).
 
 use serde_json::Value;
 
@@ -62,6 +64,14 @@ pub async fn apply(
     let mut outcome = Outcome::Passed;
     for number in numbers {
         let pr = gh.pull_request(number).await?;
+        if pr.state != "open" {
+            settings.runner.annotate(
+                Level::Notice,
+                "council review",
+                &format!("#{number} is not open: nothing to apply for workflow run {run_id}"),
+            );
+            continue;
+        }
         if pr.head_sha != head_sha {
             settings.runner.annotate(
                 Level::Notice,

@@ -1,8 +1,10 @@
 //! Which stored Context Object a run continues from (pure). A stored object is adopted
-//! only when it verifies: its chain from its anchor, and with a key every signature. One
-//! that does not is rejected, named, and never merged; when nothing can be adopted
-//! although something was rejected, the new chain starts with an `action:ledger-reset`
-//! entry recording what was rejected, so the restart itself is on the record.
+//! only when it is this pull request's (its `context_id` and `repository`: a genuine,
+//! even signed, ledger of another pull request is no record of this one) and it
+//! verifies: its chain from its anchor, and with a key every signature. One that does
+//! not is rejected, named, and never merged; when nothing can be adopted although
+//! something was rejected, the new chain starts with an `action:ledger-reset` entry
+//! recording what was rejected, so the restart itself is on the record.
 
 use super::ledger::{LedgerError, Stored};
 
@@ -38,15 +40,52 @@ pub struct Adopted {
     pub rejected: Vec<Rejected>,
 }
 
-pub fn adopt(found: Vec<Found>, key: Option<&[u8]>) -> Adopted {
+/// Whose Context Object a run may adopt: `PR-<n>` of `owner/name`.
+#[derive(Debug, Clone, Copy)]
+pub struct Subject<'a> {
+    pub context_id: &'a str,
+    pub repository: &'a str,
+}
+
+impl Subject<'_> {
+    /// Why `stored` is not this subject's object, if it is not.
+    fn mismatch(&self, stored: &Stored) -> Option<String> {
+        let theirs = &stored.context;
+        let same = theirs.context_id == self.context_id
+            && theirs.repository.eq_ignore_ascii_case(self.repository);
+        (!same).then(|| {
+            format!(
+                "it is the Context Object of {} in {}, not of {} in {}",
+                shown(&theirs.context_id),
+                shown(&theirs.repository),
+                self.context_id,
+                self.repository
+            )
+        })
+    }
+}
+
+/// A stored identifier as a message shows it: short, and never empty.
+fn shown(value: &str) -> String {
+    match value.chars().count() {
+        0 => "(none)".to_string(),
+        1..=80 => format!("`{value}`"),
+        _ => format!("`{}…`", value.chars().take(80).collect::<String>()),
+    }
+}
+
+pub fn adopt(found: Vec<Found>, key: Option<&[u8]>, subject: &Subject) -> Adopted {
     let mut adopted = Adopted::default();
     for Found { source, parsed } in found {
         match parsed {
-            Ok(stored) => match stored.verify(key) {
-                Ok(_) => adopted.verified.push(stored),
-                Err(e) => adopted.rejected.push(Rejected {
+            Ok(stored) => match subject
+                .mismatch(&stored)
+                .map_or_else(|| stored.verify(key).err().map(|e| e.to_string()), Some)
+            {
+                None => adopted.verified.push(stored),
+                Some(why) => adopted.rejected.push(Rejected {
                     source,
-                    why: e.to_string(),
+                    why,
                     head_hash: Some(claimed_head(&stored)),
                 }),
             },
@@ -90,6 +129,11 @@ mod tests {
     use crate::audit::ledger::{merge, render};
     use crate::audit::timeline::{Record, RunInfo, new_entry};
 
+    const SUBJECT: Subject = Subject {
+        context_id: "PR-2",
+        repository: "o/r",
+    };
+
     fn stored(key: Option<&[u8]>) -> Stored {
         let pr = crate::event::sample_pull_request();
         let mut ours = crate::audit::ContextObject::new("o/r", &pr, "t", "2026-01-01T00:00:00Z");
@@ -118,9 +162,39 @@ mod tests {
     #[test]
     fn a_verified_object_is_adopted() {
         let s = stored(Some(b"k"));
-        let adopted = adopt(vec![found(&s)], Some(b"k"));
+        let adopted = adopt(vec![found(&s)], Some(b"k"), &SUBJECT);
         assert_eq!(adopted.verified.len(), 1);
         assert!(adopted.rejected.is_empty());
+    }
+
+    #[test]
+    fn another_pull_requests_or_repositorys_object_is_rejected_even_when_signed() {
+        let s = stored(Some(b"k"));
+        for subject in [
+            Subject {
+                context_id: "PR-7",
+                repository: "o/r",
+            },
+            Subject {
+                context_id: "PR-2",
+                repository: "o/other",
+            },
+        ] {
+            let adopted = adopt(vec![found(&s)], Some(b"k"), &subject);
+            assert!(adopted.verified.is_empty());
+            assert_eq!(
+                adopted.rejected[0].why,
+                format!(
+                    "it is the Context Object of `PR-2` in `o/r`, not of {} in {}",
+                    subject.context_id, subject.repository
+                )
+            );
+        }
+        let upper = Subject {
+            context_id: "PR-2",
+            repository: "O/R",
+        };
+        assert_eq!(adopt(vec![found(&s)], Some(b"k"), &upper).verified.len(), 1);
     }
 
     #[test]
@@ -142,7 +216,7 @@ mod tests {
             .into_iter()
             .map(|m| serde_json::from_value(serde_json::Value::Object(m)).unwrap())
             .collect();
-        let adopted = adopt(vec![found(&s)], Some(b"k"));
+        let adopted = adopt(vec![found(&s)], Some(b"k"), &SUBJECT);
         assert!(adopted.verified.is_empty());
         let why = &adopted.rejected[0].why;
         assert!(why.contains("entry 0"), "{why}");
@@ -157,6 +231,7 @@ mod tests {
                 parsed: parse("<!-- agent-council:ledger:v1 -->\nnothing here"),
             }],
             None,
+            &SUBJECT,
         );
         assert_eq!(adopted.rejected[0].head_hash, None);
     }

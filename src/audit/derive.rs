@@ -193,7 +193,8 @@ pub fn decision<F: Fact>(timeline: &[F], stage: Stage) -> Decision<'_, F> {
 }
 
 /// An effect of the release stage recorded as done (`action:merge`, `action:revert`):
-/// how a push to the base tells a merge the release stage made from anyone else's.
+/// what the record says, for the Context Object's `state`. No run decides anything from
+/// it: the release stage asks GitHub who merged and what was reverted.
 pub fn release_done<F: Fact>(timeline: &[F], action: &str) -> bool {
     timeline
         .iter()
@@ -220,13 +221,6 @@ fn release_status<F: Fact>(timeline: &[F]) -> ReleaseStatus {
         Some(true) if !merge_tried => ReleaseStatus::Eligible,
         _ => ReleaseStatus::Pending,
     }
-}
-
-/// An `agent_review` approval recorded for `sha`: the newest review decision on that
-/// SHA passed. A label alone may outlive a push; this may not.
-pub fn review_approved_for<F: Fact>(timeline: &[F], sha: &str) -> bool {
-    let review = decision(timeline, Stage::Review);
-    review.sha() == sha && review.verdict() == Some(true)
 }
 
 #[cfg(test)]
@@ -297,19 +291,16 @@ mod tests {
     }
 
     #[test]
-    fn review_approval_is_bound_to_the_head_sha() {
+    fn review_status_follows_the_newest_head() {
         let t = [
             E(R, "check:secret-scan", "PASS", "old", "1"),
             E(R, "check:diff-size", "PASS", "old", "1"),
         ];
-        assert!(review_approved_for(&t, "old"));
-        assert!(!review_approved_for(&t, "new"));
         assert_eq!(stage_state(&t).review_status, ReviewStatus::Approved);
         let t = [
             E(R, "check:secret-scan", "PASS", "old", "1"),
             E(R, "check:secret-scan", "FAIL", "new", "2"),
         ];
-        assert!(!review_approved_for(&t, "new"));
         assert_eq!(
             stage_state(&t).review_status,
             ReviewStatus::ChangesRequested

@@ -1,10 +1,11 @@
 //! `merge_ready`: nothing but the pipeline stands between the open pull request and a
 //! merge: the head is the one the event named, GitHub can merge it (not dirty, behind,
 //! blocked, a draft or unknown), neither native auto-merge nor a merge queue owns it,
-//! the required label and approvals are there, and the review stage approved this very
-//! head. It never fails: each of these is something to wait for.
+//! and the required label and approvals (by people other than the author) are there.
+//! It never fails: each of these is something to wait for. Whether the guard and the
+//! review gates pass on this head is decided beside it, from the same reading.
 
-use super::release::{AgentApproval, Mergeable, ReleaseFacts, plural, short};
+use super::release::{Mergeable, ReleaseFacts, plural, short};
 use super::{Check, Gate, GateOutcome, Verdict};
 use crate::render::text::Message;
 
@@ -63,10 +64,19 @@ fn check(facts: &ReleaseFacts) -> Option<GateOutcome> {
                 .text(" (`release.require_label`)"),
         );
     }
+    // GitHub already refuses an author's review of their own pull request; a bot's
+    // approval (a workflow token may approve) is no person's judgement either.
+    let counts = |r: &&super::release::ReviewFact| !r.bot && r.login != open.author;
     let approved = open
         .reviews
         .iter()
         .filter(|r| r.state == "APPROVED")
+        .filter(counts)
+        .count();
+    let uncounted = open
+        .reviews
+        .iter()
+        .filter(|r| r.state == "APPROVED" && !counts(r))
         .count();
     let objecting: Vec<&str> = open
         .reviews
@@ -82,36 +92,18 @@ fn check(facts: &ReleaseFacts) -> Option<GateOutcome> {
     }
     let required = facts.policy.required_approvals as usize;
     if approved < required {
+        let not_counted = match uncounted {
+            0 => String::new(),
+            n => format!(
+                "; {} by the author or a bot not counted",
+                plural(n, "approval", "approvals")
+            ),
+        };
         waits.push(Message::new().text(format!(
-            "{} (has {approved}; `release.required_approvals`)",
+            "{} (has {approved}{not_counted}; `release.required_approvals`)",
             plural(required, "approval", "approvals")
         )));
     }
-    match &open.approval {
-        AgentApproval::Head => {}
-        AgentApproval::Other { sha, approved } => {
-            let newest = if *approved {
-                "the newest review approved "
-            } else {
-                "the newest review did not approve "
-            };
-            waits.push(
-                Message::new()
-                    .text("an `agent_review` approval of head ")
-                    .value(head)
-                    .text(format!(" ({newest}"))
-                    .value(short(sha))
-                    .text(")"),
-            );
-        }
-        AgentApproval::None => waits.push(
-            Message::new()
-                .text("an `agent_review` approval of head ")
-                .value(head)
-                .text(" (none is recorded; a label alone is not enough)"),
-        ),
-    }
-
     if waits.is_empty() {
         let mut message = Message::new()
             .text("Ready to merge head ")
@@ -123,7 +115,7 @@ fn check(facts: &ReleaseFacts) -> Option<GateOutcome> {
         if required > 0 {
             message = message.text(format!(", {approved} of {required} approvals"));
         }
-        return Some(GATE.pass(message.text(", approved by the review stage.")));
+        return Some(GATE.pass(message.text(".")));
     }
     let mut message = Message::new().text("Waiting: ");
     for (i, wait) in waits.into_iter().enumerate() {

@@ -1,7 +1,9 @@
-//! Stage 3, the Executor: the facts both release gates look at, built from the API's
-//! answers in `app::stages::release` (pure). The gates themselves are
+//! Stage 3, the Executor: the facts both release gates look at, read from the API at
+//! decision time in `app::stages::release` (pure). The gates themselves are
 //! `pipeline_green.rs` (every check on the commit complete and green) and
-//! `merge_ready.rs` (nothing else stands between the pull request and a merge).
+//! `merge_ready.rs` (nothing else stands between the pull request and a merge). Nothing
+//! here comes from the ledger: the guard and review gates are evaluated again beside
+//! these (`stage::release`).
 
 use super::{Check, GATES, GateOutcome};
 use crate::policy::Release;
@@ -173,8 +175,8 @@ pub struct OpenFacts {
     pub reviews: Vec<ReviewFact>,
     pub auto_merge: Option<AutoMerge>,
     pub in_merge_queue: bool,
-    /// What the timeline says about the review stage's verdict.
-    pub approval: AgentApproval,
+    /// The pull request's author: their own approval does not count.
+    pub author: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -182,23 +184,14 @@ pub struct ReviewFact {
     pub login: String,
     /// `APPROVED`, `CHANGES_REQUESTED`, `DISMISSED`.
     pub state: String,
+    /// An app's account (`…[bot]`): its approval does not count.
+    pub bot: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AutoMerge {
     pub enabled_by: String,
     pub method: String,
-}
-
-/// The newest `agent_review` decision in the stored timeline.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum AgentApproval {
-    /// It approved the current head.
-    Head,
-    /// It is about another commit (a push since), or did not approve.
-    Other { sha: String, approved: bool },
-    /// None is recorded.
-    None,
 }
 
 /// Every registered release gate's decision, in registry order.

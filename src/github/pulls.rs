@@ -17,20 +17,25 @@ pub const MAX_CHECK_PAGES: usize = 50;
 /// Jobs of one workflow run read at most (100 each).
 const MAX_JOB_PAGES: usize = 5;
 
-/// One query for what a release decision needs about a pull request: its state,
-/// mergeability, labels, each writer's latest review, native auto-merge and merge queue,
-/// and the newest report of every check on its head (or, once merged, on its merge
-/// commit), with `viewer` (the token's identity, which the ledger needs) on the side.
-/// `contexts` pages with `$after`.
+/// One query for what a release decision needs about a pull request: its state, title,
+/// body, author, branches, mergeability, labels, each writer's latest review, native
+/// auto-merge and merge queue, and the newest report of every check on its head (or,
+/// once merged, on its merge commit, who merged it and the pull requests that refer to
+/// it), with `viewer` (the token's identity, which the ledger needs) on the side.
+/// `contexts` pages with `$after`. `{optional:…}` marks what an older server may not
+/// know: [`RollupShape`] leaves those out once the server says so.
 const ROLLUP_QUERY: &str = "query PullRequestRollup($owner: String!, $repo: String!, \
 $number: Int!, $first: Int!, $after: String, $merged: Boolean!) {
   viewer { login __typename }
   repository(owner: $owner, name: $repo) {
     pullRequest(number: $number) {
-      id number title url state isDraft merged
+      id number title body url state isDraft merged
+      author { login __typename }
+      mergedBy { login __typename }
       headRefName headRefOid baseRefName
-      mergeable mergeStateStatus isInMergeQueue
-      autoMergeRequest { enabledBy { login __typename } mergeMethod }
+      changedFiles additions deletions
+      mergeable {optional:mergeStateStatus} {optional:isInMergeQueue}
+      {optional:autoMergeRequest}
       labels(first: 100) { nodes { name } }
       latestOpinionatedReviews(first: 100, writersOnly: true) {
         nodes { author { login __typename } state commit { oid } }
@@ -39,6 +44,7 @@ $number: Int!, $first: Int!, $after: String, $merged: Boolean!) {
         nodes { commit { oid statusCheckRollup { ...Checks } } }
       }
       mergeCommit @include(if: $merged) { oid statusCheckRollup { ...Checks } }
+      {optional:timelineItems}
     }
   }
 }
@@ -58,12 +64,83 @@ fragment Checks on StatusCheckRollup {
   }
 }";
 
+/// The fields of [`ROLLUP_QUERY`] a decision can do without, and their selections. A
+/// server that does not know one (a GHES: `isInMergeQueue`) is asked again without it.
+const OPTIONAL_FIELDS: [(&str, &str); 4] = [
+    ("mergeStateStatus", "mergeStateStatus"),
+    ("isInMergeQueue", "isInMergeQueue"),
+    (
+        "autoMergeRequest",
+        "autoMergeRequest { enabledBy { login __typename } mergeMethod }",
+    ),
+    // The pull requests that refer to a merged one: a revert opened by the release
+    // token is among them.
+    (
+        "timelineItems",
+        "timelineItems(last: 100, itemTypes: [CROSS_REFERENCED_EVENT]) @include(if: $merged) { \
+         nodes { ... on CrossReferencedEvent { source { __typename ... on PullRequest { \
+         number headRefName author { login __typename } } } } } }",
+    ),
+];
+
+/// Which optional fields of the rollup query this server was found not to know.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RollupShape {
+    pub dropped: Vec<&'static str>,
+}
+
+impl RollupShape {
+    fn query(&self) -> String {
+        let mut query = ROLLUP_QUERY.to_string();
+        for (name, selection) in OPTIONAL_FIELDS {
+            let kept = if self.dropped.contains(&name) {
+                ""
+            } else {
+                selection
+            };
+            query = query.replace(&format!("{{optional:{name}}}"), kept);
+        }
+        query
+    }
+
+    /// Leaves out the optional fields GitHub's error names as unknown; `false` when it
+    /// names none that can be left out (the error stands).
+    fn drop_unknown(&mut self, message: &str) -> bool {
+        let mut dropped = false;
+        for field in unknown_fields(message) {
+            if let Some((name, _)) = OPTIONAL_FIELDS.iter().find(|(n, _)| *n == field)
+                && !self.dropped.contains(name)
+            {
+                self.dropped.push(name);
+                dropped = true;
+            }
+        }
+        dropped
+    }
+}
+
+/// The fields a GraphQL error says a type does not have: GitHub answers `Field
+/// 'isInMergeQueue' doesn't exist on type 'PullRequest'` (one error per field).
+fn unknown_fields(message: &str) -> Vec<&str> {
+    message
+        .split("Field '")
+        .skip(1)
+        .filter_map(|rest| {
+            let (field, after) = rest.split_once('\'')?;
+            after
+                .trim_start()
+                .starts_with("doesn't exist on type")
+                .then_some(field)
+        })
+        .collect()
+}
+
 const REVERT_MUTATION: &str = "mutation RevertPullRequest($input: RevertPullRequestInput!) {
   revertPullRequest(input: $input) { revertPullRequest { number url } }
 }";
 
-/// `PullRequestRollup`'s pull request. Every field has a default: a GHES that lacks one
-/// (e.g. `isInMergeQueue`) answers the rest.
+/// `PullRequestRollup`'s pull request. Every field has a default: a field the query
+/// left out for an older server (see [`RollupShape`]) reads as absent.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct RollupPr {
@@ -71,14 +148,22 @@ pub struct RollupPr {
     pub id: String,
     pub number: u64,
     pub title: String,
+    /// `null` for an empty description.
+    pub body: Option<String>,
     pub url: String,
     /// `OPEN`, `CLOSED`, `MERGED`.
     pub state: String,
     pub is_draft: bool,
     pub merged: bool,
+    /// `null` when the account was deleted.
+    pub author: Option<Actor>,
+    pub merged_by: Option<Actor>,
     pub head_ref_name: String,
     pub head_ref_oid: String,
     pub base_ref_name: String,
+    pub changed_files: Option<u64>,
+    pub additions: Option<u64>,
+    pub deletions: Option<u64>,
     /// `MERGEABLE`, `CONFLICTING`, `UNKNOWN`.
     pub mergeable: String,
     /// `CLEAN`, `DIRTY`, `BEHIND`, `BLOCKED`, `UNSTABLE`, `HAS_HOOKS`, `DRAFT`, `UNKNOWN`.
@@ -89,6 +174,8 @@ pub struct RollupPr {
     pub latest_opinionated_reviews: Nodes<ReviewNode>,
     pub commits: Nodes<CommitWrap>,
     pub merge_commit: Option<CommitNode>,
+    /// Merged only: the pull requests that refer to this one.
+    pub timeline_items: Nodes<CrossReference>,
 }
 
 impl RollupPr {
@@ -148,6 +235,22 @@ impl Actor {
     pub fn rest_login(&self) -> String {
         rest_login(self.login.clone(), &self.typename)
     }
+}
+
+/// A `CrossReferencedEvent`: something that mentioned the pull request.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct CrossReference {
+    pub source: Option<Referrer>,
+}
+
+/// The referring item; only pull requests carry these fields.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Referrer {
+    pub number: Option<u64>,
+    pub head_ref_name: Option<String>,
+    pub author: Option<Actor>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -325,13 +428,15 @@ impl GitHub {
 
     /// One page of `PullRequestRollup` (`after`: the checks' cursor); `merged` asks for
     /// the merge commit's checks instead of the head's. `None`: no such pull request.
-    /// The token's identity comes along and is kept, so that finding the ledger comment
-    /// afterwards costs no request of its own.
+    /// A server that does not know an optional field is asked again without it, and
+    /// `shape` remembers that for the next pages. The token's identity comes along and
+    /// is kept, so that finding the ledger comment afterwards costs no request of its own.
     pub async fn pull_rollup(
         &self,
         number: u64,
         merged: bool,
         after: Option<&str>,
+        shape: &mut RollupShape,
     ) -> Result<Option<RollupPr>, ApiError> {
         #[derive(Deserialize)]
         struct Data {
@@ -352,16 +457,19 @@ impl GitHub {
             "after": after,
             "merged": merged,
         });
-        let data: Data = self
-            .graphql(
-                &format!("reading pull request #{number} and its checks"),
-                &json!({
-                    "operationName": "PullRequestRollup",
-                    "query": ROLLUP_QUERY,
-                    "variables": variables,
-                }),
-            )
-            .await?;
+        let what = format!("reading pull request #{number} and its checks");
+        let data: Data = loop {
+            let payload = json!({
+                "operationName": "PullRequestRollup",
+                "query": shape.query(),
+                "variables": variables,
+            });
+            match self.graphql(&what, &payload).await {
+                Ok(data) => break data,
+                Err(ApiError::Rejected { message, .. }) if shape.drop_unknown(&message) => {}
+                Err(e) => return Err(e),
+            }
+        };
         if let Some(viewer) = data.viewer.filter(|v| !v.login.is_empty()) {
             let _ = self.identity_cell().set(Some(Identity {
                 login: viewer.rest_login(),
@@ -463,6 +571,24 @@ mod tests {
             })
             .collect();
         assert_eq!(kinds, ["run ci github-actions", "status deploy", "other"]);
+    }
+
+    #[test]
+    fn unknown_optional_fields_are_left_out_and_others_are_not() {
+        let mut shape = RollupShape::default();
+        assert!(shape.query().contains("isInMergeQueue"));
+        assert!(!shape.query().contains("{optional:"));
+        let ghes = "Field 'isInMergeQueue' doesn't exist on type 'PullRequest'; Field \
+                    'autoMergeRequest' doesn't exist on type 'PullRequest'";
+        assert!(shape.drop_unknown(ghes));
+        assert_eq!(shape.dropped, ["isInMergeQueue", "autoMergeRequest"]);
+        let query = shape.query();
+        assert!(!query.contains("isInMergeQueue") && !query.contains("autoMergeRequest"));
+        assert!(query.contains("mergeStateStatus") && query.contains("statusCheckRollup"));
+        // Asked again for the same field, or for one the decision needs: the error stands.
+        assert!(!shape.drop_unknown(ghes));
+        assert!(!shape.drop_unknown("Field 'headRefOid' doesn't exist on type 'PullRequest'"));
+        assert!(!shape.drop_unknown("Something went wrong"));
     }
 
     #[test]

@@ -1,57 +1,96 @@
-//! Stage 3, the Executor: merge an open pull request when both release gates pass, or
-//! after the merge check the merge commit's pipeline and, when it is red and the policy
-//! says `rollback: true`, ask for a revert (pure: the effects are data).
+//! Stage 3, the Executor: merge an open pull request when, read at decision time, its
+//! branch still passes the guard under its base branch's policy, its head still passes
+//! every review gate, and both release gates pass; or after the merge check the merge
+//! commit's pipeline and, when it is red and the policy says `rollback: true`, ask for
+//! a revert (pure: the effects are data). Nothing stored in the ledger is an input: a
+//! recorded approval, merge or verdict cannot make this stage merge or revert.
 
 use super::Stage;
 use super::effect::Effect;
 use super::result::{StageResult, Status};
 use crate::audit::ReleaseStatus;
 use crate::event::PullRequest;
+use crate::gates::guard::{self, GuardInput};
 use crate::gates::release::{self, ReleaseFacts, short};
 use crate::gates::{GateOutcome, Verdict};
+use crate::policy::Policy;
 use crate::render::text::{Message, escape_text};
+use crate::review::{ContextCheck, DiffFacts, ReviewFacts};
 
 pub struct ReleaseStage<'a> {
+    /// The pull request as read at decision time: branches, head, author, labels, body.
     pub pr: &'a PullRequest,
+    /// The policy of its base branch as that branch is now.
+    pub policy: &'a Policy,
     pub facts: ReleaseFacts<'a>,
+    /// The head's diff, read for the review gates; `None` while something else already
+    /// keeps the pull request from merging (the files are read only when they decide).
+    pub review: Option<ReviewReading<'a>>,
     /// The pull request's GraphQL node id (a revert names the pull request by it).
     pub pull_id: &'a str,
-    /// Where the policy came from, for the summary.
-    pub policy_source: &'a str,
+}
+
+/// What the review gates look at, read for the head being decided.
+#[derive(Debug, Clone, Copy)]
+pub struct ReviewReading<'a> {
+    pub diff: &'a DiffFacts,
+    pub context_files: &'a [ContextCheck],
 }
 
 pub fn evaluate(input: &ReleaseStage) -> StageResult {
     let facts = &input.facts;
-    let gates = release::evaluate(facts);
-    let passed = gates.iter().all(|g| g.verdict == Verdict::Pass);
-    let red = gates.iter().any(|g| g.verdict == Verdict::Fail);
-    let mut notes = vec![Message::new().text(format!("policy: {}", input.policy_source))];
+    let mut notes = vec![Message::new().text(format!("policy: {}", input.policy.source))];
     let mut effects = Vec::new();
-    let status = match &facts.open {
-        // Both gates passed: merge, with the head just read as the guard. The status is
-        // what it would be without a release token; finish derives the real one from
-        // what became of the merge.
-        Some(open) if passed => {
-            effects.push(Effect::Merge {
-                number: input.pr.number,
-                sha: open.head_sha.clone(),
-                method: facts.policy.merge_method,
-            });
-            ReleaseStatus::Eligible
+    let Some(open) = &facts.open else {
+        // After the merge only the merge commit's pipeline counts.
+        let gates = release::evaluate(facts);
+        let red = gates.iter().any(|g| g.verdict == Verdict::Fail);
+        if red && facts.policy.rollback {
+            effects.push(revert(input, &gates));
+        } else if red {
+            notes.push(Message::new().text(format!(
+                "rollback: off (`release.rollback: false`); merge commit {} stays on the \
+                 base, and nothing is reverted",
+                short(&facts.pipeline.sha)
+            )));
         }
-        Some(_) => ReleaseStatus::Pending,
-        None => {
-            if red && facts.policy.rollback {
-                effects.push(revert(input, &gates));
-            } else if red {
-                notes.push(Message::new().text(format!(
-                    "rollback: off (`release.rollback: false`); merge commit {} stays on \
-                     the base, and nothing is reverted",
-                    short(&facts.pipeline.sha)
-                )));
-            }
-            ReleaseStatus::Merged
+        return StageResult {
+            stage: Stage::Release,
+            status: Status::Release(ReleaseStatus::Merged),
+            gates,
+            effects,
+            notes,
+        };
+    };
+    let mut gates = guard_gates(input);
+    if let Some(reading) = &input.review {
+        gates.extend(crate::stage::review::gates(&ReviewFacts {
+            pr: input.pr,
+            policy: &input.policy.review,
+            diff: reading.diff,
+            context_files: reading.context_files,
+        }));
+    }
+    gates.extend(release::evaluate(facts));
+    let passed = gates.iter().all(|g| g.verdict == Verdict::Pass);
+    let status = if passed && input.review.is_some() {
+        // The status is what it would be without a release token; finish says what
+        // became of the merge.
+        effects.push(Effect::Merge {
+            number: input.pr.number,
+            sha: open.head_sha.clone(),
+            method: facts.policy.merge_method,
+        });
+        ReleaseStatus::Eligible
+    } else {
+        if input.review.is_none() {
+            notes.push(Message::new().text(format!(
+                "review gates: not read again for head {}, since something else keeps it \
+                 from merging first",
+                short(&open.head_sha)
+            )));
         }
+        ReleaseStatus::Pending
     };
     StageResult {
         stage: Stage::Release,
@@ -60,6 +99,29 @@ pub fn evaluate(input: &ReleaseStage) -> StageResult {
         effects,
         notes,
     }
+}
+
+/// Whether everything but the review gates lets the pull request merge: only then is its
+/// diff worth reading (a request per 100 files, one per changed ASSISTANT_CONTEXT file).
+pub fn waits_only_for_review(input: &ReleaseStage) -> bool {
+    input.facts.open.is_some()
+        && guard::passed(&guard_gates(input))
+        && release::evaluate(&input.facts)
+            .iter()
+            .all(|g| g.verdict == Verdict::Pass)
+}
+
+/// The branch gates on the pull request's branches as they are now, under its base
+/// branch's policy as it is now: a retarget after approval is judged like a new one.
+fn guard_gates(input: &ReleaseStage) -> Vec<GateOutcome> {
+    guard::evaluate(GuardInput {
+        pr_number: input.pr.number,
+        head: &input.pr.head_ref,
+        base: &input.pr.base_ref,
+        previous_base: None,
+        policy: &input.policy.branches,
+        policy_source: &input.policy.source,
+    })
 }
 
 /// The revert of a merged pull request whose merge commit went red; its body says why.
@@ -80,7 +142,7 @@ fn revert(input: &ReleaseStage, gates: &[GateOutcome]) -> Effect {
              Object of #{} records it.</sub>\n",
             pr.number,
             why.join("\n\n"),
-            escape_text(input.policy_source),
+            escape_text(&input.policy.source),
             pr.number
         ),
     }
@@ -89,10 +151,9 @@ fn revert(input: &ReleaseStage, gates: &[GateOutcome]) -> Effect {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gates::release::{
-        AgentApproval, CheckFact, CheckKind, CheckState, Mergeable, OpenFacts, Pipeline,
-    };
+    use crate::gates::release::{CheckFact, CheckKind, CheckState, Mergeable, OpenFacts, Pipeline};
     use crate::policy::{MergeMethod, Release};
+    use crate::review::FileChange;
 
     const HEAD: &str = "1111111aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
     const MERGE: &str = "2222222aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
@@ -113,7 +174,7 @@ mod tests {
         }
     }
 
-    fn open(approval: AgentApproval) -> OpenFacts {
+    fn open() -> OpenFacts {
         OpenFacts {
             head_sha: HEAD.into(),
             event_head: HEAD.into(),
@@ -124,24 +185,81 @@ mod tests {
             reviews: Vec::new(),
             auto_merge: None,
             in_merge_queue: false,
-            approval,
+            author: "agent".into(),
         }
     }
 
-    fn stage(policy: &Release, pipeline: Pipeline, open: Option<OpenFacts>) -> StageResult {
+    /// The sample pull request on a branch the default policy lets into `base`.
+    fn pr(base: &str) -> PullRequest {
         let mut pr = crate::event::sample_pull_request();
         pr.title = "Add <login> @team".into();
-        evaluate(&ReleaseStage {
-            pr: &pr,
-            facts: ReleaseFacts {
-                policy,
-                require_label: Some("bot-approved"),
-                pipeline,
-                open,
-            },
-            pull_id: "PR_node",
-            policy_source: "default policy",
-        })
+        pr.head_ref = "feature/devops/PBI-001-login".into();
+        pr.base_ref = base.into();
+        pr.head_sha = HEAD.into();
+        pr
+    }
+
+    fn diff(pr: &PullRequest, added: &str) -> DiffFacts {
+        let file = FileChange {
+            path: "src/a.rs".into(),
+            status: "modified".into(),
+            previous_path: None,
+            additions: 1,
+            deletions: 0,
+            patch: Some(format!("@@ -1,0 +1,1 @@\n+{added}")),
+        };
+        DiffFacts::new(vec![file], false, pr)
+    }
+
+    struct Case<'a> {
+        pr: PullRequest,
+        release: &'a Release,
+        pipeline: Pipeline,
+        open: Option<OpenFacts>,
+        diff: Option<DiffFacts>,
+    }
+
+    impl Case<'_> {
+        fn stage(&self) -> (StageResult, bool) {
+            let mut policy = Policy::default_policy();
+            policy.release = self.release.clone();
+            let input = ReleaseStage {
+                pr: &self.pr,
+                policy: &policy,
+                facts: ReleaseFacts {
+                    policy: self.release,
+                    require_label: Some("bot-approved"),
+                    pipeline: self.pipeline.clone(),
+                    open: self.open.clone(),
+                },
+                review: self.diff.as_ref().map(|diff| ReviewReading {
+                    diff,
+                    context_files: &[],
+                }),
+                pull_id: "PR_node",
+            };
+            (evaluate(&input), waits_only_for_review(&input))
+        }
+    }
+
+    fn ready<'a>(release: &'a Release, base: &str, added: &str) -> Case<'a> {
+        let pr = pr(base);
+        let diff = Some(diff(&pr, added));
+        Case {
+            pr,
+            release,
+            pipeline: pipeline(HEAD, CheckState::Success),
+            open: Some(open()),
+            diff,
+        }
+    }
+
+    fn verdicts(result: &StageResult) -> Vec<(&str, &str)> {
+        result
+            .gates
+            .iter()
+            .map(|g| (g.gate, g.verdict.as_str()))
+            .collect()
     }
 
     #[test]
@@ -150,11 +268,7 @@ mod tests {
             merge_method: MergeMethod::Squash,
             ..Release::default()
         };
-        let result = stage(
-            &policy,
-            pipeline(HEAD, CheckState::Success),
-            Some(open(AgentApproval::Head)),
-        );
+        let (result, _) = ready(&policy, "develop", "let x = 1;").stage();
         assert_eq!(result.status, Status::Release(ReleaseStatus::Eligible));
         assert_eq!(
             result.effects,
@@ -164,34 +278,91 @@ mod tests {
                 method: MergeMethod::Squash
             }]
         );
+        assert_eq!(
+            verdicts(&result),
+            [
+                ("naming_convention", "PASS"),
+                ("target_policy", "PASS"),
+                ("secret_scan", "PASS"),
+                ("assistant_context", "PASS"),
+                ("pipeline_green", "PASS"),
+                ("merge_ready", "PASS"),
+            ]
+        );
         assert!(!result.failed());
+    }
+
+    #[test]
+    fn the_files_are_read_only_when_they_alone_decide() {
+        let policy = Release::default();
+        let mut case = ready(&policy, "develop", "x");
+        case.diff = None;
+        let (unread, worth_reading) = case.stage();
+        assert!(worth_reading);
+        assert!(unread.effects.is_empty() && !unread.failed());
+        assert_eq!(unread.status, Status::Release(ReleaseStatus::Pending));
+        assert!(
+            unread.notes[1]
+                .plain()
+                .starts_with("review gates: not read again")
+        );
+
+        case.pipeline = pipeline(HEAD, CheckState::Pending("queued".into()));
+        assert!(!case.stage().1, "a pending pipeline decides first");
+        let mut retargeted = ready(&policy, "main", "x");
+        retargeted.diff = None;
+        assert!(!retargeted.stage().1, "a failing guard decides first");
+    }
+
+    #[test]
+    fn a_retargeted_branch_fails_the_guard_again_and_is_not_merged() {
+        let policy = Release::default();
+        let (result, _) = ready(&policy, "main", "x").stage();
+        assert!(result.failed() && result.effects.is_empty());
+        assert_eq!(
+            &verdicts(&result)[..2],
+            [("naming_convention", "PASS"), ("target_policy", "FAIL")]
+        );
+        assert_eq!(result.status, Status::Release(ReleaseStatus::Pending));
+    }
+
+    #[test]
+    fn a_secret_on_the_head_fails_review_again_and_is_not_merged() {
+        let policy = Release::default();
+        let token = format!("ghp_{}", "Z9yX8wV7uT6sR5qP4oN3mL2kJ1iH0gF9eD8c");
+        let (result, _) = ready(&policy, "develop", &format!("TOKEN={token}")).stage();
+        assert!(result.failed() && result.effects.is_empty());
+        assert_eq!(verdicts(&result)[2], ("secret_scan", "FAIL"));
     }
 
     #[test]
     fn waiting_or_red_asks_for_nothing() {
         let policy = Release::default();
-        let waiting = stage(
-            &policy,
-            pipeline(HEAD, CheckState::Success),
-            Some(open(AgentApproval::None)),
-        );
+        let mut waiting = ready(&policy, "develop", "x");
+        waiting.open.as_mut().unwrap().labels.clear();
+        let (waiting, _) = waiting.stage();
         assert_eq!(waiting.status, Status::Release(ReleaseStatus::Pending));
         assert!(waiting.effects.is_empty() && !waiting.failed());
-        let red = stage(
-            &policy,
-            pipeline(HEAD, CheckState::Red("failure".into())),
-            Some(open(AgentApproval::Head)),
-        );
+        let mut red = ready(&policy, "develop", "x");
+        red.pipeline = pipeline(HEAD, CheckState::Red("failure".into()));
+        let (red, _) = red.stage();
         assert!(red.effects.is_empty() && red.failed());
     }
 
     #[test]
     fn a_red_merge_commit_is_reverted_only_with_rollback() {
-        let off = stage(
-            &Release::default(),
-            pipeline(MERGE, CheckState::Red("failure".into())),
-            None,
-        );
+        let merged = |release: &Release, state: CheckState| {
+            Case {
+                pr: pr("develop"),
+                release,
+                pipeline: pipeline(MERGE, state),
+                open: None,
+                diff: None,
+            }
+            .stage()
+            .0
+        };
+        let off = merged(&Release::default(), CheckState::Red("failure".into()));
         assert!(off.failed() && off.effects.is_empty());
         assert_eq!(off.status, Status::Release(ReleaseStatus::Merged));
         assert!(off.notes[1].plain().starts_with("rollback: off"));
@@ -200,11 +371,7 @@ mod tests {
             rollback: true,
             ..Release::default()
         };
-        let on = stage(
-            &policy,
-            pipeline(MERGE, CheckState::Red("failure".into())),
-            None,
-        );
+        let on = merged(&policy, CheckState::Red("failure".into()));
         let [
             Effect::Revert {
                 number,
@@ -225,7 +392,7 @@ mod tests {
 
         <sub>Opened by agent-council's release stage (`release.rollback: true` in default policy); the Context Object of #2 records it.</sub>
         "#);
-        let green = stage(&policy, pipeline(MERGE, CheckState::Success), None);
+        let green = merged(&policy, CheckState::Success);
         assert!(green.effects.is_empty() && !green.failed());
         assert_eq!(
             green.gates.len(),

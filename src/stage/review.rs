@@ -10,13 +10,7 @@ use crate::render::text::Message;
 use crate::review::ReviewFacts;
 
 pub fn evaluate(facts: &ReviewFacts) -> StageResult {
-    let gates: Vec<GateOutcome> = GATES
-        .iter()
-        .filter_map(|gate| match gate.check {
-            Check::Review(check) => check(facts),
-            _ => None,
-        })
-        .collect();
+    let gates = gates(facts);
     let approved = gates.iter().all(|g| g.verdict == Verdict::Pass);
     let pr = facts.pr;
     let label = facts.policy.approve_label.as_str();
@@ -60,6 +54,18 @@ pub fn evaluate(facts: &ReviewFacts) -> StageResult {
         effects,
         notes,
     }
+}
+
+/// Every review gate the policy turns on, over one reading of the head's diff (the
+/// release stage asks again at decision time).
+pub fn gates(facts: &ReviewFacts) -> Vec<GateOutcome> {
+    GATES
+        .iter()
+        .filter_map(|gate| match gate.check {
+            Check::Review(check) => check(facts),
+            _ => None,
+        })
+        .collect()
 }
 
 #[cfg(test)]

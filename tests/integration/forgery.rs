@@ -172,17 +172,9 @@ async fn a_rejected_comment_gives_way_to_the_newest_artifact_that_verifies() {
         &gh,
         2,
         &[
-            Artifact {
-                id: 10,
-                run_id: 1,
-                audit: genuine,
-            },
+            Artifact::own(10, 1, genuine),
             // Newer, but edited: skipped for the older one that verifies.
-            Artifact {
-                id: 11,
-                run_id: 1,
-                audit: tampered,
-            },
+            Artifact::own(11, 1, tampered),
         ],
     )
     .await;
@@ -219,16 +211,7 @@ async fn a_deleted_or_emptied_comment_does_not_restart_the_chain_silently() {
             }
         });
         // With the earlier artifact: the chain goes on.
-        artifacts::serve(
-            &gh,
-            2,
-            &[Artifact {
-                id: 5,
-                run_id: 1,
-                audit,
-            }],
-        )
-        .await;
+        artifacts::serve(&gh, 2, &[Artifact::own(5, 1, audit)]).await;
         let run = guard(&gh, "2").run().await;
         run.assert_code(1);
         assert_eq!(actions(&run).len(), 4, "emptied: {emptied}");

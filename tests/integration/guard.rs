@@ -45,13 +45,14 @@ async fn every_guard_action_of_both_pr_events_runs_the_guard_on_one_policy_read(
 async fn a_passing_pr_exits_0_after_the_policy_read_and_the_ledger() {
     let gh = FakeGitHub::start().await;
     gh.policy("develop", None).await;
-    gh.pr(2);
+    let event = pr_event("opened", "feature/devops/PBI-001-login", "develop");
+    let head = event["pull_request"]["head"]["sha"].as_str().unwrap();
+    gh.pr(2)
+        .head("feature/devops/PBI-001-login", head)
+        .base("develop");
     let run = Council::action()
         .api(&gh.uri())
-        .event(
-            "pull_request",
-            pr_event("opened", "feature/devops/PBI-001-login", "develop"),
-        )
+        .event("pull_request", event.clone())
         .run()
         .await;
     run.assert_code(0);
@@ -61,6 +62,7 @@ async fn a_passing_pr_exits_0_after_the_policy_read_and_the_ledger() {
         vec![
             "GET /repos/Codertocat/Hello-World/contents/.github/council.yml",
             "GET /repos/Codertocat/Hello-World/pulls/2/files",
+            "GET /repos/Codertocat/Hello-World/pulls/2",
             "POST /repos/Codertocat/Hello-World/issues/2/labels",
             "POST /graphql",
             "GET /repos/Codertocat/Hello-World/issues/2/comments",
@@ -68,8 +70,8 @@ async fn a_passing_pr_exits_0_after_the_policy_read_and_the_ledger() {
             "POST /repos/Codertocat/Hello-World/issues/2/comments",
             "GET /repos/Codertocat/Hello-World/issues/comments/5001",
         ],
-        "policy read, review's files and label, then the ledger: identity, find, no \
-         comment so the previous artifacts, create, read back"
+        "policy read, review's files, the head once more, the label, then the ledger: \
+         identity, find, no comment so the previous artifacts, create, read back"
     );
     assert!(
         run.annotations().iter().all(|a| a.starts_with("::notice")),

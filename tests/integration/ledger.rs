@@ -406,16 +406,7 @@ fn compacted_ledger(entries: usize) -> (String, Value) {
 
 async fn serve_previous_artifact(gh: &FakeGitHub, context: &Value) {
     let audit = context.clone();
-    artifacts::serve(
-        gh,
-        2,
-        &[Artifact {
-            id: 77,
-            run_id: 900,
-            audit,
-        }],
-    )
-    .await;
+    artifacts::serve(gh, 2, &[Artifact::own(77, 900, audit)]).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]

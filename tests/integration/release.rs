@@ -11,11 +11,22 @@ use serde_json::Value;
 use crate::support::fake_github::FakeGitHub;
 use crate::support::faults::Fault;
 use crate::support::tokens::{Access, RELEASE_TOKEN, Scope, WORKFLOW_TOKEN};
+use crate::support::world::PrFile;
 use crate::support::{Council, REPO, Run};
 
 const SHA: &str = "1111111111111111111111111111111111111111";
 const NEXT: &str = "2222222222222222222222222222222222222222";
 const ROLLUP: &str = "POST /graphql (PullRequestRollup)";
+/// A branch the default policy lets into `develop`.
+const HEAD_REF: &str = "feature/devops/PBI-007-release";
+/// Reading the head's diff for the review gates, once nothing else holds the merge.
+const FILES: &str = "workflow GET /pulls/7/files?per_page=100";
+/// A token that turns up in a pushed file.
+const LEAKED: &str = "ghp_Q7vLm2Xr9TnB4kWz8YdH3sJc6PfA1uEo5GiR";
+/// A person's token with write access (it merges by hand).
+const MAINTAINER: &str = "ghp_maintainer_token_value";
+/// A policy on the default branch that lets feature branches in, with rollback on.
+const INTO_MASTER: &str = "branches:\n  rules:\n    - pattern: \"feature/**\"\n      targets: [master]\nrelease:\n  rollback: true\n";
 
 /// The Context Object comment of an earlier run in which the review stage approved
 /// `sha` of pull request #7: what release must find before it merges.
@@ -25,7 +36,7 @@ fn review_ledger(sha: &str, verdict: &str) -> String {
         title: "Pull request #7".into(),
         body: String::new(),
         author: "octocat".into(),
-        head_ref: "feature/x".into(),
+        head_ref: HEAD_REF.into(),
         head_sha: sha.into(),
         head_repo: Some(REPO.into()),
         base_ref: "develop".into(),
@@ -64,7 +75,7 @@ fn review_ledger(sha: &str, verdict: &str) -> String {
 async fn ready(gh: &FakeGitHub) {
     gh.policy("develop", None).await;
     gh.pr(7)
-        .head("feature/x", SHA)
+        .head(HEAD_REF, SHA)
         .base("develop")
         .label("bot-approved")
         .check_run("ci", "completed", Some("success"))
@@ -114,19 +125,50 @@ fn expected(decision: &[&str], tail: &[&str]) -> Vec<String> {
     decision.iter().chain(tail).map(|s| s.to_string()).collect()
 }
 
-/// `action result: message` of this run's release entries in the audit file.
+/// The guard's and the review's gates, which the release stage evaluates again.
+const RECHECKED: [&str; 7] = [
+    "check:branch-name",
+    "check:target-branch",
+    "check:doc-coverage",
+    "check:diff-size",
+    "check:secret-scan",
+    "check:assistant-context",
+    "check:task-list",
+];
+
+/// `action result: message` of this run's release gates and effects in the audit file
+/// (the guard and review gates it evaluated again: [`rechecked`]).
 fn release_entries(run: &Run) -> Vec<String> {
     run.audit(7)["timeline"]
         .as_array()
         .unwrap()
         .iter()
         .filter(|e| e["agent"] == "agent_release" && e["run_id"] == "1001")
+        .filter(|e| !RECHECKED.iter().any(|a| e["action"] == *a))
         .map(|e| {
             format!(
                 "{} {}: {}",
                 e["action"].as_str().unwrap(),
                 e["result"].as_str().unwrap(),
                 e["message"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+/// `action result` of the guard and review gates this run's release stage evaluated.
+fn rechecked(run: &Run) -> Vec<String> {
+    run.audit(7)["timeline"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["agent"] == "agent_release" && e["run_id"] == "1001")
+        .filter(|e| RECHECKED.iter().any(|a| e["action"] == *a))
+        .map(|e| {
+            format!(
+                "{} {}",
+                e["action"].as_str().unwrap(),
+                e["result"].as_str().unwrap()
             )
         })
         .collect()
@@ -173,7 +215,7 @@ async fn a_green_approved_pull_request_is_merged_with_the_release_token() {
                 &format!("workflow GET /commits/{SHA}/pulls?per_page=100"),
                 "workflow GET /contents/.github/council.yml?ref=develop",
                 &format!("workflow {ROLLUP}"),
-                "workflow GET /issues/7/comments?per_page=100",
+                FILES,
                 "release PUT /pulls/7/merge",
             ],
             &LEDGER_WRITE
@@ -191,8 +233,18 @@ async fn a_green_approved_pull_request_is_merged_with_the_release_token() {
     let entries = release_entries(&run);
     insta::assert_snapshot!(entries[..2].join("\n"), @r#"
     check:pipeline PASS: 2 checks are green on the head "1111111".
-    check:merge-ready PASS: Ready to merge head "1111111": mergeable (clean), label "bot-approved", approved by the review stage.
+    check:merge-ready PASS: Ready to merge head "1111111": mergeable (clean), label "bot-approved".
     "#);
+    assert_eq!(
+        rechecked(&run),
+        [
+            "check:branch-name PASS",
+            "check:target-branch PASS",
+            "check:secret-scan PASS",
+            "check:assistant-context PASS",
+        ],
+        "the guard and the review gates, evaluated again on the head being merged"
+    );
     let pr = gh.pr_state(7);
     assert_eq!(
         entries[2],
@@ -251,7 +303,6 @@ async fn one_failing_check_fails_pipeline_green_and_nothing_is_merged() {
                 &format!("workflow GET /commits/{SHA}/pulls?per_page=100"),
                 "workflow GET /contents/.github/council.yml?ref=develop",
                 &format!("workflow {ROLLUP}"),
-                "workflow GET /issues/7/comments?per_page=100",
             ],
             &LEDGER_WRITE
         )
@@ -298,7 +349,6 @@ async fn a_pending_required_check_waits_with_exit_0() {
                 &format!("workflow GET /commits/{SHA}/pulls?per_page=100"),
                 "workflow GET /contents/.github/council.yml?ref=develop",
                 &format!("workflow {ROLLUP}"),
-                "workflow GET /issues/7/comments?per_page=100",
             ],
             &LEDGER_WRITE
         )
@@ -363,7 +413,6 @@ async fn an_unknown_mergeable_state_is_read_three_times_then_pending() {
                 &format!("workflow GET /commits/{SHA}/pulls?per_page=100"),
                 "workflow GET /contents/.github/council.yml?ref=develop",
                 &format!("workflow {ROLLUP}"),
-                "workflow GET /issues/7/comments?per_page=100",
                 &format!("workflow {ROLLUP}"),
                 &format!("workflow {ROLLUP}"),
             ],
@@ -540,41 +589,59 @@ async fn a_release_token_that_may_not_merge_fails_the_run_with_what_to_grant() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn an_approval_of_an_older_head_does_not_merge_a_new_push() {
+async fn a_push_after_the_approval_is_judged_on_its_own_diff() {
     let gh = FakeGitHub::start().await;
     ready(&gh).await;
-    // A push after the review: the label stays, CI is green on the new head too.
+    // A push after the review adds a token: the label stays, CI is green on the new head,
+    // and the ledger still says the review approved the old one.
     gh.pr(7)
         .push(NEXT)
-        .check_run("ci", "completed", Some("success"));
+        .check_run("ci", "completed", Some("success"))
+        .file(PrFile::added("deploy.env", &format!("TOKEN={LEAKED}")));
     let run = council(&gh)
         .release_token()
         .event("check_suite", gh.check_suite_event(NEXT))
         .run()
         .await;
-    run.assert_code(0);
+    run.assert_code(1);
     assert_eq!(run.output("release-status"), "PENDING");
-    let entries = release_entries(&run);
-    insta::assert_snapshot!(entries.join("\n"), @r#"
+    assert_eq!(
+        rechecked(&run),
+        [
+            "check:branch-name PASS",
+            "check:target-branch PASS",
+            "check:secret-scan FAIL",
+            "check:assistant-context PASS",
+        ]
+    );
+    insta::assert_snapshot!(release_entries(&run).join("\n"), @r#"
     check:pipeline PASS: 1 check is green on the head "2222222".
-    check:merge-ready PENDING: Waiting: an `agent_review` approval of head "2222222" (the newest review approved "1111111").
+    check:merge-ready PASS: Ready to merge head "2222222": mergeable (clean), label "bot-approved".
     "#);
-    insta::assert_snapshot!(run.summary, @r#"
+    insta::assert_snapshot!(run.summary, @"
     ### agent-council · release · PENDING
 
-    Pull request #7: <code>feature/x</code> → <code>develop</code> (head <code>2222222</code>)
+    Pull request #7: <code>feature/devops/PBI-007-release</code> → <code>develop</code> (head <code>2222222</code>)
 
     | Gate | Result | Why |
     | --- | --- | --- |
+    | `naming_convention` | ✅ PASS | Branch <code>feature/devops/PBI-007-release</code> matches rule feature (feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt;). |
+    | `target_policy` | ✅ PASS | Base <code>develop</code> is allowed for this branch by rule feature (feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt;) (targets: develop). |
+    | `secret_scan` | ❌ FAIL | Found 1 secret in added lines: <code>deploy.env</code> line 1 (GitHub token). |
+    | `assistant_context` | ✅ PASS | No ASSISTANT&#95;CONTEXT file changed. |
     | `pipeline_green` | ✅ PASS | 1 check is green on the head <code>2222222</code>. |
-    | `merge_ready` | ⏳ PENDING | Waiting: an &#96;agent&#95;review&#96; approval of head <code>2222222</code> (the newest review approved <code>1111111</code>). |
+    | `merge_ready` | ✅ PASS | Ready to merge head <code>2222222</code>: mergeable (clean), label <code>bot-approved</code>. |
+
+    **How to fix `secret_scan`:** remove the secret and rewrite the commits that added it (it stays in the branch&#39;s history otherwise), then rotate it: anyone who saw the diff may have it.
 
     | Effect | Result |
     | --- | --- |
     | `action:comment` | ✅ done: Context Object comment: <https://github.com/Codertocat/Hello-World/pull/7#issuecomment-5001> |
 
     <sub>policy: default policy (no .github/council.yml on develop) · GitHub API requests: 7 · audit file: <code>out/audit/PR-7.json</code> · artifact not uploaded: artifact upload skipped: ACTIONS&#95;RUNTIME&#95;TOKEN and ACTIONS&#95;RESULTS&#95;URL not set (not running as a GitHub Actions container action; &#96;run:&#96; steps do not receive these variables); the audit file stays on disk</sub>
-    "#);
+    ");
+    assert!(!gh.pr_state(7).merged);
+    run.assert_no_secret(LEAKED);
     assert_eq!(
         writes(&gh),
         [pair("workflow", "PATCH /issues/comments/5001")]
@@ -583,28 +650,30 @@ async fn an_approval_of_an_older_head_does_not_merge_a_new_push() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn a_label_without_an_approval_for_the_head_does_not_merge() {
+async fn a_label_on_a_head_whose_review_fails_now_does_not_merge() {
+    // No Context Object yet, a label set by hand, CI green: the review gates, read again
+    // for this head, find a token in the diff.
     let gh = FakeGitHub::start().await;
     gh.policy("develop", None).await;
     gh.pr(7)
-        .head("feature/x", SHA)
+        .head(HEAD_REF, SHA)
         .base("develop")
         .label("bot-approved")
-        .check_run("ci", "completed", Some("success"));
+        .check_run("ci", "completed", Some("success"))
+        .file(PrFile::added("deploy.env", &format!("TOKEN={LEAKED}")));
     let run = council(&gh)
         .release_token()
         .event("pull_request", gh.labeled_event(7, "bot-approved"))
         .run()
         .await;
-    run.assert_code(0);
+    run.assert_code(1);
     assert_eq!(run.output("release-status"), "PENDING");
     assert_eq!(
         calls(&gh),
         [
             "workflow GET /contents/.github/council.yml?ref=develop",
             &format!("workflow {ROLLUP}"),
-            "workflow GET /issues/7/comments?per_page=100",
-            "workflow GET /actions/artifacts?name=audit-PR-7&per_page=100",
+            FILES,
             // The ledger: no comment yet, so the previous artifacts, then a new comment.
             "workflow GET /issues/7/comments?per_page=100",
             "workflow GET /actions/artifacts?name=audit-PR-7&per_page=100",
@@ -612,7 +681,10 @@ async fn a_label_without_an_approval_for_the_head_does_not_merge() {
             "workflow GET /issues/comments/5001",
         ]
     );
-    insta::assert_snapshot!(release_entries(&run)[1], @r#"check:merge-ready PENDING: Waiting: an `agent_review` approval of head "1111111" (none is recorded; a label alone is not enough)."#);
+    assert!(rechecked(&run).contains(&"check:secret-scan FAIL".to_string()));
+    assert_eq!(merge_entry(&run), None);
+    assert!(!gh.pr_state(7).merged);
+    run.assert_no_secret(LEAKED);
     assert_eq!(writes(&gh), [pair("workflow", "POST /issues/7/comments")]);
     gh.assert_all_writes_seen();
 }
@@ -639,8 +711,8 @@ async fn its_own_running_job_does_not_block_the_merge() {
             &[
                 "workflow GET /contents/.github/council.yml?ref=develop",
                 &format!("workflow {ROLLUP}"),
-                "workflow GET /issues/7/comments?per_page=100",
                 "workflow GET /actions/runs/1001/jobs?per_page=100",
+                FILES,
                 "release PUT /pulls/7/merge",
             ],
             &LEDGER_WRITE
@@ -728,7 +800,8 @@ async fn a_dry_run_decides_and_writes_the_audit_file_but_calls_no_write() {
             &format!("workflow GET /commits/{SHA}/pulls?per_page=100"),
             "workflow GET /contents/.github/council.yml?ref=develop",
             &format!("workflow {ROLLUP}"),
-            "workflow GET /issues/7/comments?per_page=100",
+            FILES,
+            // The ledger, read to write the audit file (a dry run writes no comment).
             "workflow GET /issues/7/comments?per_page=100",
         ]
     );
@@ -758,7 +831,8 @@ async fn every_open_pull_request_at_the_commit_is_decided_on_its_own() {
         .event("check_suite", gh.check_suite_event(SHA))
         .run()
         .await;
-    run.assert_code(0);
+    // #8's branch may not target `main`: its release fails the guard again.
+    run.assert_code(1);
     let lookups = calls(&gh)
         .iter()
         .filter(|c| c.contains("/pulls?per_page=100"))
@@ -766,6 +840,8 @@ async fn every_open_pull_request_at_the_commit_is_decided_on_its_own() {
     assert_eq!(lookups, 1, "one call finds both");
     assert!(gh.pr_state(7).merged || gh.pr_state(8).merged);
     assert_eq!(run.audit(8)["state"]["release_status"], "PENDING");
+    assert_eq!(run.audit(8)["gates"]["target_policy"], "FAIL");
+    assert_eq!(run.audit(7)["gates"]["target_policy"], "PASS");
     assert!(run.workspace.path().join("out/audit/PR-7.json").exists());
     let merges: Vec<(String, String)> = writes(&gh)
         .into_iter()
@@ -836,7 +912,8 @@ async fn a_red_merge_commit_is_reverted_with_the_release_token_and_recorded() {
                 "workflow GET /pulls?state=closed&base=develop&sort=updated&direction=desc&per_page=30",
                 "workflow GET /contents/.github/council.yml?ref=develop",
                 &format!("workflow {ROLLUP}"),
-                "workflow GET /issues/7/comments?per_page=100",
+                // GitHub says the release token merged it: council's to check.
+                "release POST /graphql (viewer)",
                 "release POST /graphql (RevertPullRequest)",
             ],
             &[
@@ -930,10 +1007,14 @@ async fn a_merge_council_did_not_make_is_not_checked_or_touched() {
     let gh = FakeGitHub::start().await;
     gh.policy("develop", Some("release:\n  rollback: true\n"))
         .await;
-    gh.pr(7).head("feature/x", SHA).base("develop");
+    gh.pr(7).head(HEAD_REF, SHA).base("develop");
     let before = gh.branch_head("develop").unwrap();
-    // Someone merges by hand; CI goes red on the merge commit.
-    crate::world::client(&gh, RELEASE_TOKEN)
+    // Someone merges by hand (a maintainer's token); CI goes red on the merge commit.
+    gh.token(MAINTAINER)
+        .login("maintainer")
+        .grant(Scope::Contents, Access::Write)
+        .grant(Scope::PullRequests, Access::Write);
+    crate::world::client(&gh, MAINTAINER)
         .merge_pull(7, SHA, agent_council::policy::MergeMethod::Merge)
         .await
         .unwrap();
@@ -950,7 +1031,7 @@ async fn a_merge_council_did_not_make_is_not_checked_or_touched() {
     assert!(
         run.annotations()
             .iter()
-            .any(|a| a.contains("was not merged by council's release stage")),
+            .any(|a| a.contains("was merged by `maintainer`, not by the release token")),
         "{:?}",
         run.annotations()
     );
@@ -1096,10 +1177,9 @@ async fn release_request_budget_figures() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_red_merge_into_the_default_branch_is_found_by_its_commit_on_workflow_run() {
     let gh = FakeGitHub::start().await;
-    gh.policy("master", Some("release:\n  rollback: true\n"))
-        .await;
+    gh.policy("master", Some(INTO_MASTER)).await;
     gh.pr(7)
-        .head("feature/x", SHA)
+        .head(HEAD_REF, SHA)
         .label("bot-approved")
         .check_run("ci", "completed", Some("success"));
     gh.seed(7, "github-actions[bot]", &review_ledger(SHA, "PASS"));
@@ -1135,7 +1215,7 @@ async fn a_red_merge_into_the_default_branch_is_found_by_its_commit_on_workflow_
             format!("workflow GET /commits/{merge_sha}/pulls?per_page=100"),
             "workflow GET /contents/.github/council.yml?ref=master".to_string(),
             format!("workflow {ROLLUP}"),
-            "workflow GET /issues/7/comments?per_page=100".to_string(),
+            "release POST /graphql (viewer)".to_string(),
             "workflow GET /actions/runs/1001/jobs?per_page=100".to_string(),
             "release POST /graphql (RevertPullRequest)".to_string(),
         ]
@@ -1169,7 +1249,7 @@ async fn a_pull_request_the_commit_lookup_misses_is_taken_from_the_check_suite()
     );
     let mut event = gh.check_suite_event(SHA);
     event["check_suite"]["pull_requests"] = serde_json::json!([
-        {"number": 7, "head": {"ref": "feature/x", "sha": SHA}, "base": {"ref": "develop", "sha": "b"}},
+        {"number": 7, "head": {"ref": HEAD_REF, "sha": SHA}, "base": {"ref": "develop", "sha": "b"}},
         {"number": 99, "head": {"ref": "other", "sha": NEXT}, "base": {"ref": "develop", "sha": "b"}},
     ]);
     let run = council(&gh)

@@ -94,7 +94,8 @@ async fn a_docs_change_with_its_code_is_approved_and_labelled() {
     let audit = run.audit(7);
     assert_eq!(audit["state"]["review_status"], "APPROVED");
     assert_eq!(audit["gates"]["secret_scan"], "PASS");
-    // Guard and review together: the policy and one page of files before the ledger.
+    // Guard and review together: the policy, one page of files and the head before the
+    // ledger.
     let before_ledger: Vec<String> = gh
         .call_lines()
         .into_iter()
@@ -105,6 +106,8 @@ async fn a_docs_change_with_its_code_is_approved_and_labelled() {
         [
             "GET /repos/Codertocat/Hello-World/contents/.github/council.yml?ref=develop",
             "GET /repos/Codertocat/Hello-World/pulls/7/files?per_page=100",
+            // The head once more: the files were the head's the run is about.
+            "GET /repos/Codertocat/Hello-World/pulls/7",
             "POST /repos/Codertocat/Hello-World/issues/7/labels",
         ],
         "the policy, one page of files, the label: then the ledger"

@@ -28,6 +28,9 @@ pub struct StageInput<'a> {
 /// What became of one planned stage.
 pub enum Evaluated {
     Decided(StageResult),
+    /// Decided on the pull request as read at decision time (the release stage), which
+    /// the ledger and the audit file then describe instead of the event's.
+    DecidedOn(StageResult, Box<PullRequest>),
     /// Nothing to decide: why, as a note for the summary.
     Skipped(Message),
 }
@@ -35,7 +38,7 @@ pub enum Evaluated {
 pub async fn evaluate(stage: Stage, input: &StageInput<'_>) -> Result<Evaluated> {
     Ok(match stage {
         Stage::Guard => Evaluated::Decided(guard::evaluate(input)),
-        Stage::Review => Evaluated::Decided(review::evaluate(input).await?),
+        Stage::Review => review::evaluate(input).await?,
         Stage::Release => release::evaluate(input).await?,
         other => Evaluated::Skipped(skipped_note(
             other,

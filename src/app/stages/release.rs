@@ -1,29 +1,36 @@
-//! What the release stage reads before it decides, fewest requests first: one GraphQL
-//! query (the pull request, its mergeability, labels, each writer's latest review,
-//! auto-merge, merge queue and every check on the decisive commit, with the token's
-//! identity on the side), the stored ledger (did the review stage approve this head?
-//! was this merge ours?), and, only when a job of GitHub Actions is still running on
-//! the commit, this workflow run's jobs (to leave this very job out). A mergeability
-//! GitHub is still computing is re-read a few times, briefly; nothing here waits for CI:
-//! the next check, status or review event decides again.
+//! What the release stage reads before it decides, all of it at decision time and none
+//! of it from the ledger: one GraphQL query (the pull request as it is now: branches,
+//! head, author, body, mergeability, labels, each writer's latest review, auto-merge,
+//! merge queue and every check on the decisive commit), the policy of its base branch
+//! (already read, unless the pull request was retargeted since the event), and, only when
+//! nothing else keeps it from merging, the head's diff for the review gates. This run's
+//! own job is left out of the pipeline with one more request when a GitHub Actions job is
+//! still running on the commit. A mergeability GitHub is still computing is re-read a few
+//! times, briefly; nothing here waits for CI: the next check, status or review event
+//! decides again.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
+use super::review::read_diff;
 use super::{Evaluated, StageInput, skipped_note};
-use crate::app::ledger::Ledger;
-use crate::audit::Entry;
-use crate::audit::derive::{decision, release_done, review_approved_for};
-use crate::audit::ledger::Links;
+use crate::app::policy_source;
 use crate::error::{Error, Result};
+use crate::event::PullRequest;
 use crate::gates::release::{
-    AgentApproval, AutoMerge, CheckFact, CheckKind, CheckState, Mergeable, OpenFacts, Pipeline,
-    ReleaseFacts, ReviewFact,
+    AutoMerge, CheckFact, CheckKind, CheckState, Mergeable, OpenFacts, Pipeline, ReleaseFacts,
+    ReviewFact,
 };
 use crate::github::GitHub;
-use crate::github::pulls::{ContextNode, MAX_CHECK_PAGES, RollupPr};
+use crate::github::pulls::{ContextNode, MAX_CHECK_PAGES, RollupPr, RollupShape};
+use crate::policy::Policy;
+use crate::render::text::Message;
+use crate::review::{ContextCheck, DiffFacts};
 use crate::settings::{CommandKind, Settings};
 use crate::stage::Stage;
-use crate::stage::release::{ReleaseStage, evaluate as decide};
+use crate::stage::release::{
+    ReleaseStage, ReviewReading, evaluate as decide, waits_only_for_review,
+};
 
 /// Reads of a pull request whose mergeability GitHub is still computing, the first
 /// included; the pauses between them double from twice the retry base (1 s, 2 s).
@@ -37,58 +44,78 @@ pub async fn evaluate(input: &StageInput<'_>) -> Result<Evaluated> {
         )
     })?;
     let pr = input.pr;
+    let mut shape = RollupShape::default();
     // A closed pull request is asked about its merge commit's checks, an open one about
     // its head's: one query either way.
-    let not_found = || {
-        Error::Api(format!(
-            "pull request #{} was not found in {}",
-            pr.number, gh.repo
-        ))
-    };
-    let mut rollup = gh
-        .pull_rollup(pr.number, pr.state == "closed", None)
-        .await?
-        .ok_or_else(not_found)?;
+    let mut rollup = read(gh, pr, pr.state == "closed", &mut shape).await?;
     if rollup.state == "OPEN" && pr.state == "closed" {
         // Reopened since the event: ask about its head instead.
-        rollup = gh
-            .pull_rollup(pr.number, false, None)
-            .await?
-            .ok_or_else(not_found)?;
+        rollup = read(gh, pr, false, &mut shape).await?;
     }
     let skip = |why: String| Ok(Evaluated::Skipped(skipped_note(Stage::Release, &why)));
     if rollup.merged {
         if pr.state != "closed" || !post_merge_allowed(input) {
             return skip(format!(
                 "#{} is already merged; its post-merge check runs on a push to (or a \
-                 workflow_run on) {}",
+                 workflow_run of this repository on) {}",
                 pr.number, pr.base_ref
             ));
         }
-        return post_merge(input, gh, rollup).await;
+        return post_merge(input, gh, rollup, shape).await;
     }
     if rollup.state != "OPEN" {
         return skip(format!("#{} is closed without being merged", pr.number));
     }
-    open(input, gh, rollup).await
+    open(input, gh, rollup, shape).await
 }
 
-/// After the merge only a push to the base, a workflow run there, or an explicit
-/// `release` command looks at the merge commit (SPEC: rollback runs on those).
+async fn read(
+    gh: &GitHub,
+    pr: &PullRequest,
+    merged: bool,
+    shape: &mut RollupShape,
+) -> Result<RollupPr> {
+    gh.pull_rollup(pr.number, merged, None, shape)
+        .await?
+        .ok_or_else(|| {
+            Error::Api(format!(
+                "pull request #{} was not found in {}",
+                pr.number, gh.repo
+            ))
+        })
+}
+
+/// After the merge only a push to the base, a workflow run of this repository there, or
+/// an explicit `release` command looks at the merge commit (SPEC: rollback runs on
+/// those; a fork's workflow run can be made to name any commit and branch).
 fn post_merge_allowed(input: &StageInput) -> bool {
-    matches!(input.event.name.as_str(), "push" | "workflow_run")
-        || input.settings.command == CommandKind::Run(Stage::Release)
+    let event = input.event;
+    match event.name.as_str() {
+        "push" => true,
+        "workflow_run" => !event.run_is_from_fork(),
+        _ => input.settings.command == CommandKind::Run(Stage::Release),
+    }
 }
 
-async fn open(input: &StageInput<'_>, gh: &GitHub, mut rollup: RollupPr) -> Result<Evaluated> {
-    let pr = input.pr;
-    let timeline = stored_timeline(input, gh).await?;
-    let require_label = require_label(input);
+async fn open(
+    input: &StageInput<'_>,
+    gh: &GitHub,
+    mut rollup: RollupPr,
+    mut shape: RollupShape,
+) -> Result<Evaluated> {
+    let event_pr = input.pr;
+    // The base as it is now: a pull request retargeted since the event is judged under
+    // its new base's policy (one more request, only then).
+    let policy: Cow<Policy> = match rollup.base_ref_name.as_str() {
+        "" => Cow::Borrowed(input.policy),
+        base if base == event_pr.base_ref => Cow::Borrowed(input.policy),
+        base => Cow::Owned(policy_source::load(input.settings, Some(gh), base).await?),
+    };
+    let require_label = require_label(&policy);
     let mut reads = 1;
     // Only worth a pause when the answer could lead to a merge at all.
     let worth_asking = |r: &RollupPr| {
-        approval(&timeline, &r.head_ref_oid) == AgentApproval::Head
-            && !r.is_draft
+        !r.is_draft
             && r.auto_merge_request.is_none()
             && !r.is_in_merge_queue
             && require_label.is_none_or(|l| r.labels.iter().any(|n| n.name == l))
@@ -98,22 +125,25 @@ async fn open(input: &StageInput<'_>, gh: &GitHub, mut rollup: RollupPr) -> Resu
         && worth_asking(&rollup)
     {
         pause(input.settings, reads).await;
-        rollup = match gh.pull_rollup(pr.number, false, None).await? {
+        rollup = match gh
+            .pull_rollup(event_pr.number, false, None, &mut shape)
+            .await?
+        {
             Some(again) if !again.merged => again,
             _ => break,
         };
         reads += 1;
     }
-    let head = rollup.head_ref_oid.clone();
-    let pipeline = pipeline(input.settings, gh, pr.number, &rollup, false).await?;
+    let live = live_pull_request(event_pr, &rollup);
+    let diff: (DiffFacts, Vec<ContextCheck>);
+    let pipeline = pipeline(input.settings, gh, &rollup, false, &mut shape).await?;
     let open = OpenFacts {
-        approval: approval(&timeline, &head),
-        head_sha: head,
-        event_head: pr.head_sha.clone(),
+        head_sha: live.head_sha.clone(),
+        event_head: event_pr.head_sha.clone(),
         draft: rollup.is_draft,
         mergeable: mergeable(&rollup),
         reads,
-        labels: rollup.labels.iter().map(|l| l.name.clone()).collect(),
+        labels: live.labels.clone(),
         reviews: rollup
             .latest_opinionated_reviews
             .iter()
@@ -124,6 +154,7 @@ async fn open(input: &StageInput<'_>, gh: &GitHub, mut rollup: RollupPr) -> Resu
                     .map(|a| a.rest_login())
                     .unwrap_or_default(),
                 state: r.state.to_ascii_uppercase(),
+                bot: r.author.as_ref().is_some_and(|a| a.typename == "Bot"),
             })
             .collect(),
         auto_merge: rollup.auto_merge_request.as_ref().map(|a| AutoMerge {
@@ -135,96 +166,168 @@ async fn open(input: &StageInput<'_>, gh: &GitHub, mut rollup: RollupPr) -> Resu
             method: a.merge_method.clone(),
         }),
         in_merge_queue: rollup.is_in_merge_queue,
+        author: live.author.clone(),
     };
-    Ok(decided(input, &rollup, pipeline, Some(open), require_label))
+    let mut stage = ReleaseStage {
+        pr: &live,
+        policy: &policy,
+        facts: ReleaseFacts {
+            policy: &policy.release,
+            require_label,
+            pipeline,
+            open: Some(open),
+        },
+        review: None,
+        pull_id: &rollup.id,
+    };
+    if waits_only_for_review(&stage) {
+        diff = read_diff(gh, &live, &policy).await?;
+        stage.review = Some(ReviewReading {
+            diff: &diff.0,
+            context_files: &diff.1,
+        });
+    }
+    let mut result = decide(&stage);
+    result.notes.extend(degraded(&shape));
+    Ok(Evaluated::DecidedOn(result, Box::new(live.clone())))
 }
 
-async fn post_merge(input: &StageInput<'_>, gh: &GitHub, rollup: RollupPr) -> Result<Evaluated> {
+/// The pull request as GitHub answered just now, in the shape the gates read; what the
+/// query does not carry (the repositories, the base SHA) is the event's.
+fn live_pull_request(event_pr: &PullRequest, rollup: &RollupPr) -> PullRequest {
+    let or = |live: &str, event: &str| {
+        if live.is_empty() {
+            event.to_string()
+        } else {
+            live.to_string()
+        }
+    };
+    PullRequest {
+        number: event_pr.number,
+        title: or(&rollup.title, &event_pr.title),
+        body: rollup.body.clone().unwrap_or_default(),
+        author: rollup
+            .author
+            .as_ref()
+            .map_or_else(|| event_pr.author.clone(), |a| a.rest_login()),
+        head_ref: or(&rollup.head_ref_name, &event_pr.head_ref),
+        head_sha: or(&rollup.head_ref_oid, &event_pr.head_sha),
+        base_ref: or(&rollup.base_ref_name, &event_pr.base_ref),
+        state: "open".to_string(),
+        draft: rollup.is_draft,
+        labels: rollup.labels.iter().map(|l| l.name.clone()).collect(),
+        html_url: or(&rollup.url, &event_pr.html_url),
+        changed_files: rollup.changed_files,
+        additions: rollup.additions,
+        deletions: rollup.deletions,
+        ..event_pr.clone()
+    }
+}
+
+/// The merged pull request's merge commit: checked only when GitHub says the release
+/// token's own identity merged it, and reverted (with `rollback: true`) only when red and
+/// not reverted by that identity already. The ledger has no say: a recorded merge proves
+/// nothing, and a merge recorded nowhere is still ours when GitHub says so.
+async fn post_merge(
+    input: &StageInput<'_>,
+    gh: &GitHub,
+    rollup: RollupPr,
+    mut shape: RollupShape,
+) -> Result<Evaluated> {
     let pr = input.pr;
-    let timeline = stored_timeline(input, gh).await?;
     let skip = |why: String| Ok(Evaluated::Skipped(skipped_note(Stage::Release, &why)));
-    if !release_done(&timeline, "action:merge") {
+    let merged_by = rollup
+        .merged_by
+        .as_ref()
+        .map(|a| a.rest_login())
+        .unwrap_or_default();
+    let Some(release) = input.clients.release.as_ref() else {
         return skip(format!(
-            "#{} was not merged by council's release stage (its Context Object records no \
-             merge), so its merge commit is not council's to check or revert",
+            "#{} is merged; without a `release-token` council cannot tell whether the merge \
+             was its own, so its merge commit is not checked or reverted",
+            pr.number
+        ));
+    };
+    let Some(ours) = release.identity().await else {
+        return skip(format!(
+            "#{} is merged, but the release token's identity could not be read, so whether \
+             council made the merge is unknown: nothing is checked or reverted",
+            pr.number
+        ));
+    };
+    if merged_by.is_empty() || !merged_by.eq_ignore_ascii_case(&ours.login) {
+        let by = match merged_by.as_str() {
+            "" => "someone GitHub does not name".to_string(),
+            login => format!("`{login}`"),
+        };
+        return skip(format!(
+            "#{} was merged by {by}, not by the release token (`{}`): not council's merge to \
+             check or revert",
+            pr.number, ours.login
+        ));
+    }
+    if let Some(revert) = reverted_by(&rollup, &ours.login) {
+        return skip(format!(
+            "#{} was already reverted by #{revert} (ROLLED_BACK)",
             pr.number
         ));
     }
-    if release_done(&timeline, "action:revert") {
-        return skip(format!("#{} was already reverted (ROLLED_BACK)", pr.number));
-    }
-    let pipeline = pipeline(input.settings, gh, pr.number, &rollup, true).await?;
-    Ok(decided(
-        input,
-        &rollup,
-        pipeline,
-        None,
-        require_label(input),
-    ))
-}
-
-fn decided(
-    input: &StageInput,
-    rollup: &RollupPr,
-    pipeline: Pipeline,
-    open: Option<OpenFacts>,
-    require_label: Option<&str>,
-) -> Evaluated {
-    Evaluated::Decided(decide(&ReleaseStage {
-        pr: input.pr,
+    let pipeline = pipeline(input.settings, gh, &rollup, true, &mut shape).await?;
+    let stage = ReleaseStage {
+        pr,
+        policy: input.policy,
         facts: ReleaseFacts {
             policy: &input.policy.release,
-            require_label,
+            require_label: require_label(input.policy),
             pipeline,
-            open,
+            open: None,
         },
+        review: None,
         pull_id: &rollup.id,
-        policy_source: &input.policy.source,
-    }))
+    };
+    let mut result = decide(&stage);
+    result.notes.extend(degraded(&shape));
+    Ok(Evaluated::Decided(result))
+}
+
+/// The revert pull request `login` opened for this one, if any: GitHub names its branch
+/// `revert-<number>-<head>`, and it refers to the reverted pull request.
+fn reverted_by(rollup: &RollupPr, login: &str) -> Option<u64> {
+    let prefix = format!("revert-{}-", rollup.number);
+    rollup.timeline_items.iter().find_map(|item| {
+        let source = item.source.as_ref()?;
+        let by_us = source
+            .author
+            .as_ref()
+            .is_some_and(|a| a.rest_login().eq_ignore_ascii_case(login));
+        let branch = source.head_ref_name.as_deref()?;
+        (by_us && branch.starts_with(&prefix)).then_some(source.number?)
+    })
+}
+
+/// A summary note when the server did not know some fields of the query.
+fn degraded(shape: &RollupShape) -> Option<Message> {
+    (!shape.dropped.is_empty()).then(|| {
+        Message::new().text(format!(
+            "this GitHub does not know {}: decided without {}",
+            shape.dropped.join(", "),
+            if shape.dropped.len() == 1 {
+                "it"
+            } else {
+                "them"
+            }
+        ))
+    })
 }
 
 /// `release.require_label`: unset means the review stage's `approve_label`, empty means
 /// none.
-fn require_label<'p>(input: &StageInput<'p>) -> Option<&'p str> {
-    let policy = input.policy;
+fn require_label(policy: &Policy) -> Option<&str> {
     let label = match &policy.release.require_label {
         Some(label) => label.as_str(),
         None => policy.review.approve_label.as_str(),
     };
     (!label.is_empty()).then_some(label)
-}
-
-/// The stored timeline, read before deciding (one request: the identity came with the
-/// rollup). A ledger that cannot be read leaves the verdict uncomputed (exit 3): merging
-/// without knowing whether the review stage approved is not an option.
-async fn stored_timeline(input: &StageInput<'_>, gh: &GitHub) -> Result<Vec<Entry>> {
-    let ledger = Ledger {
-        settings: input.settings,
-        gh: Some(gh),
-        pr: input.pr,
-        links: Links::default(),
-        stage: Stage::Release,
-    };
-    Ok(ledger
-        .read()
-        .await?
-        .map(|stored| stored.context.timeline)
-        .unwrap_or_default())
-}
-
-/// What the newest `agent_review` decision says about `head`.
-fn approval(timeline: &[Entry], head: &str) -> AgentApproval {
-    if review_approved_for(timeline, head) {
-        return AgentApproval::Head;
-    }
-    let review = decision(timeline, Stage::Review);
-    match review.sha() {
-        "" => AgentApproval::None,
-        sha => AgentApproval::Other {
-            sha: sha.to_string(),
-            approved: review.verdict() == Some(true),
-        },
-    }
 }
 
 fn mergeable(rollup: &RollupPr) -> Mergeable {
@@ -248,10 +351,11 @@ async fn pause(settings: &Settings, reads: u32) {
 async fn pipeline(
     settings: &Settings,
     gh: &GitHub,
-    number: u64,
     first: &RollupPr,
     merged: bool,
+    shape: &mut RollupShape,
 ) -> Result<Pipeline> {
+    let number = first.number;
     let Some(commit) = first.decisive_commit() else {
         return Err(Error::Api(format!(
             "pull request #{number}: GitHub's answer names no {} commit",
@@ -273,7 +377,7 @@ async fn pipeline(
             break;
         }
         let after = contexts.page_info.end_cursor.unwrap_or_default();
-        let next = gh.pull_rollup(number, merged, Some(&after)).await?;
+        let next = gh.pull_rollup(number, merged, Some(&after), shape).await?;
         pages += 1;
         match next.as_ref().and_then(RollupPr::decisive_commit) {
             // The head moved between pages: what was read is not one commit's checks.

@@ -1,34 +1,68 @@
 //! What review reads: the files GitHub lists for the pull request (100 a page, up to its
-//! 3,000-file cap), and the changed `ASSISTANT_CONTEXT` files at the head SHA.
+//! 3,000-file cap), and the changed `ASSISTANT_CONTEXT` files at the head SHA; then the
+//! head once more. GitHub lists the files of whatever the head is when asked, so a run
+//! for an older head (a late `synchronize`) would judge another commit's files: a
+//! decision is recorded only when the head did not move while they were read.
 
-use super::StageInput;
+use super::{Evaluated, StageInput, skipped_note};
 use crate::assistant_context;
 use crate::error::{Error, Result};
+use crate::event::PullRequest;
+use crate::gates::release::short;
 use crate::github::GitHub;
+use crate::policy::Policy;
 use crate::review::{ContextCheck, DiffFacts, ReviewFacts, is_assistant_context};
-use crate::stage::StageResult;
+use crate::stage::Stage;
 
 /// ASSISTANT_CONTEXT files read at most (one request each); more are reported unread.
 const MAX_CONTEXT_FILES: usize = 20;
 
-pub async fn evaluate(input: &StageInput<'_>) -> Result<StageResult> {
+pub async fn evaluate(input: &StageInput<'_>) -> Result<Evaluated> {
     let gh =
         input.clients.gh.as_ref().ok_or_else(|| {
             Error::no_token("review reads the pull request's files through the API")
         })?;
-    let listed = gh.list_files(input.pr.number).await?;
-    let diff = DiffFacts::new(listed.files, listed.capped, input.pr);
-    let context_files = if input.policy.review.assistant_context {
-        context_checks(gh, &diff, &input.pr.head_sha).await?
+    let pr = input.pr;
+    let (diff, context_files) = read_diff(gh, pr, input.policy).await?;
+    let now = gh.pull_request(pr.number).await?;
+    if now.head_sha != pr.head_sha {
+        return Ok(Evaluated::Skipped(skipped_note(
+            Stage::Review,
+            &format!(
+                "the head of #{} moved from {} to {} while its files were read, so they may \
+                 not be {}'s; the run for the new head decides",
+                pr.number,
+                short(&pr.head_sha),
+                short(&now.head_sha),
+                short(&pr.head_sha)
+            ),
+        )));
+    }
+    Ok(Evaluated::Decided(crate::stage::review::evaluate(
+        &ReviewFacts {
+            pr,
+            policy: &input.policy.review,
+            diff: &diff,
+            context_files: &context_files,
+        },
+    )))
+}
+
+/// The diff GitHub lists for the pull request now, and its changed ASSISTANT_CONTEXT
+/// files read at `pr.head_sha` and validated (when the policy checks them).
+pub async fn read_diff(
+    gh: &GitHub,
+    pr: &PullRequest,
+    policy: &Policy,
+) -> Result<(DiffFacts, Vec<ContextCheck>)> {
+    let listed = gh.list_files(pr.number).await?;
+    let diff = DiffFacts::new(listed.files, listed.capped, pr);
+    let context_files = if policy.review.assistant_context {
+        context_checks(gh, &diff, &pr.head_sha).await?
     } else {
         Vec::new()
     };
-    Ok(crate::stage::review::evaluate(&ReviewFacts {
-        pr: input.pr,
-        policy: &input.policy.review,
-        diff: &diff,
-        context_files: &context_files,
-    }))
+    Ok((diff, context_files))
 }
 
 /// Each changed (not removed) ASSISTANT_CONTEXT file, read at `sha` and validated.

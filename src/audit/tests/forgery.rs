@@ -1,6 +1,7 @@
 //! The ledger's promise as a property: whatever is edited in a stored Context Object,
-//! either the next run refuses to adopt it, or the edit changes nothing that run decides
-//! (stage statuses, gates, which head SHA review approved).
+//! either the next run refuses to adopt it, or the edit changes nothing that run records
+//! (stage statuses, gates). No run decides a merge from it at all (see the release
+//! stage's property test in `tests/integration/release_trust.rs`).
 //!
 //! Two forgers: with `hmac-key` set, one who edits entries and may re-hash the chain but
 //! has no key; without a key, one who edits entries without re-hashing (re-hashing
@@ -10,14 +11,19 @@
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
-use crate::audit::adopt::{Found, adopt};
+use crate::audit::adopt::{Found, Subject, adopt};
 use crate::audit::chain::seal;
-use crate::audit::derive::{derived, review_approved_for};
+use crate::audit::derive::derived;
 use crate::audit::ledger::{Links, Stored, merge, parse, render};
 use crate::audit::timeline::{Record, RunInfo, new_entry};
 use crate::audit::{ContextObject, Entry};
 
 const KEY: &[u8] = b"ledger-key";
+/// The sample pull request's object, as `ledger` writes it.
+const SUBJECT: Subject = Subject {
+    context_id: "PR-2",
+    repository: "o/r",
+};
 const SHAS: [&str; 2] = ["aaaa", "bbbb"];
 
 /// What a later run decides from a stored object.
@@ -25,7 +31,6 @@ const SHAS: [&str; 2] = ["aaaa", "bbbb"];
 struct Decided {
     state: String,
     gates: String,
-    approved: Vec<bool>,
 }
 
 fn decided(stored: &Stored) -> Decided {
@@ -33,10 +38,6 @@ fn decided(stored: &Stored) -> Decided {
     Decided {
         state: serde_json::to_string(&state).unwrap_or_default(),
         gates: serde_json::to_string(&gates).unwrap_or_default(),
-        approved: SHAS
-            .iter()
-            .map(|sha| review_approved_for(&stored.context.timeline, sha))
-            .collect(),
     }
 }
 
@@ -195,7 +196,7 @@ proptest! {
     ) {
         let original = ledger(&runs, Some(KEY));
         let edited = apply(&original, &edit, reseal);
-        let adopted = adopt(vec![found(&edited)], Some(KEY));
+        let adopted = adopt(vec![found(&edited)], Some(KEY), &SUBJECT);
         if let Some(stored) = adopted.verified.first() {
             prop_assert!(
                 !entries_changed(&original, stored),
@@ -212,7 +213,7 @@ proptest! {
     ) {
         let original = ledger(&runs, None);
         let edited = apply(&original, &edit, false);
-        let adopted = adopt(vec![found(&edited)], None);
+        let adopted = adopt(vec![found(&edited)], None, &SUBJECT);
         if let Some(stored) = adopted.verified.first() {
             prop_assert_eq!(decided(stored), decided(&original), "{:?}", edit);
         }

@@ -35,7 +35,7 @@ fn open() -> OpenFacts {
         reviews: Vec::new(),
         auto_merge: None,
         in_merge_queue: false,
-        approval: AgentApproval::Head,
+        author: "agent".to_string(),
     }
 }
 
@@ -146,7 +146,7 @@ fn all_green_and_ready_passes_both_gates() {
     );
     insta::assert_snapshot!(messages(&out), @r#"
     PASS pipeline_green: 2 checks are green on the head "1111111". Counted green (`neutral_is_green`): "docs" (skipped).
-    PASS merge_ready: Ready to merge head "1111111": mergeable (clean), label "bot-approved", approved by the review stage.
+    PASS merge_ready: Ready to merge head "1111111": mergeable (clean), label "bot-approved".
     "#);
 }
 
@@ -255,10 +255,22 @@ fn every_reason_to_wait_is_listed() {
         ReviewFact {
             login: "alice".into(),
             state: "APPROVED".into(),
+            bot: false,
         },
         ReviewFact {
             login: "bob".into(),
             state: "CHANGES_REQUESTED".into(),
+            bot: false,
+        },
+        ReviewFact {
+            login: "agent".into(),
+            state: "APPROVED".into(),
+            bot: false,
+        },
+        ReviewFact {
+            login: "github-actions[bot]".into(),
+            state: "APPROVED".into(),
+            bot: true,
         },
     ];
     facts.auto_merge = Some(AutoMerge {
@@ -266,20 +278,16 @@ fn every_reason_to_wait_is_listed() {
         method: "SQUASH".into(),
     });
     facts.in_merge_queue = true;
-    facts.approval = AgentApproval::Other {
-        sha: OLD.to_string(),
-        approved: true,
-    };
     let out = decide(
         &policy,
         pipeline(vec![run("ci", CheckState::Success)]),
         Some(facts),
     );
-    insta::assert_snapshot!(messages(&out[1..]), @r#"PENDING merge_ready: Waiting: the head moved from "0000000" to "1111111" since the event (the new head's own checks decide); GitHub's auto-merge is on (enabled by "alice", squash): GitHub merges it when the branch's rules pass, and council does not race it; it is in the merge queue: the queue merges it, and council does not race it; it is a draft; the label "bot-approved" (`release.require_label`); "bob" requested changes (their latest review); 2 approvals (has 1; `release.required_approvals`); an `agent_review` approval of head "1111111" (the newest review approved "0000000")."#);
+    insta::assert_snapshot!(messages(&out[1..]), @r#"PENDING merge_ready: Waiting: the head moved from "0000000" to "1111111" since the event (the new head's own checks decide); GitHub's auto-merge is on (enabled by "alice", squash): GitHub merges it when the branch's rules pass, and council does not race it; it is in the merge queue: the queue merges it, and council does not race it; it is a draft; the label "bot-approved" (`release.require_label`); "bob" requested changes (their latest review); 2 approvals (has 1; 2 approvals by the author or a bot not counted; `release.required_approvals`)."#);
 }
 
 #[test]
-fn mergeability_and_the_review_stage_each_hold_a_merge() {
+fn mergeability_holds_a_merge_and_an_unstable_state_does_not() {
     let policy = Release::default();
     for (mergeable, expected) in [
         (Mergeable::Dirty, "conflicts with its base"),
@@ -303,28 +311,12 @@ fn mergeability_and_the_review_stage_each_hold_a_merge() {
     }
     let mut facts = open();
     facts.mergeable = Mergeable::Unstable;
-    facts.approval = AgentApproval::None;
     let out = decide(
         &policy,
         pipeline(vec![run("ci", CheckState::Success)]),
         Some(facts),
     );
-    insta::assert_snapshot!(out[1].1, @r#"merge_ready: Waiting: an `agent_review` approval of head "1111111" (none is recorded; a label alone is not enough)."#);
-    let mut facts = open();
-    facts.approval = AgentApproval::Other {
-        sha: HEAD.to_string(),
-        approved: false,
-    };
-    let out = decide(
-        &policy,
-        pipeline(vec![run("ci", CheckState::Success)]),
-        Some(facts),
-    );
-    assert!(
-        out[1].1.contains("the newest review did not approve"),
-        "{}",
-        out[1].1
-    );
+    insta::assert_snapshot!(out[1].1, @r#"merge_ready: Ready to merge head "1111111": mergeable (unstable), label "bot-approved"."#);
     // No label needed: none asked for.
     let facts = ReleaseFacts {
         policy: &policy,

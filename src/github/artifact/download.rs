@@ -16,16 +16,45 @@ const MAX_PAGES: usize = 20;
 pub struct DownloadOptions {
     /// Skip artifacts of this workflow run (usually the current `GITHUB_RUN_ID`).
     pub exclude_run_id: Option<u64>,
+    /// Which runs' artifacts may be taken at all.
+    pub provenance: Provenance,
     /// Largest zip fetched (checked against the listing before download, and after).
     pub max_zip_bytes: u64,
     /// Largest `PR-<n>.json` unpacked: a zip bomb stops there.
     pub max_json_bytes: u64,
 }
 
+/// Whose artifacts count. Any workflow of the repository can upload an `audit-PR-<n>`,
+/// a fork's pull request workflow included (its run belongs to the base repository, its
+/// code to the fork): only a run of the repository's own code is a trusted source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Provenance {
+    /// Every artifact of that name (reading a file for its own sake).
+    #[default]
+    Any,
+    /// Only artifacts whose run's `head_repository_id` is the repository's own id: the
+    /// listing's `repository_id`, or this one when the listing lacks it.
+    OwnRuns { repository_id: Option<u64> },
+}
+
+impl Provenance {
+    fn admits(&self, artifact: &Listed) -> bool {
+        let Provenance::OwnRuns { repository_id } = self else {
+            return true;
+        };
+        let Some(run) = &artifact.workflow_run else {
+            return false;
+        };
+        run.head_repository_id
+            .is_some_and(|head| Some(head) == run.repository_id || Some(head) == *repository_id)
+    }
+}
+
 impl Default for DownloadOptions {
     fn default() -> Self {
         DownloadOptions {
             exclude_run_id: None,
+            provenance: Provenance::Any,
             max_zip_bytes: 256 << 20,
             max_json_bytes: 256 << 20,
         }
@@ -35,6 +64,8 @@ impl Default for DownloadOptions {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Downloaded {
     pub artifact_id: u64,
+    /// `audit-PR-<n>`.
+    pub name: String,
     pub run_id: Option<u64>,
     /// The bytes of `PR-<n>.json`, as uploaded.
     pub json: Vec<u8>,
@@ -65,6 +96,19 @@ struct Listed {
 struct RunRef {
     #[serde(default)]
     id: Option<u64>,
+    /// The repository the run belongs to (the one the artifacts are listed in).
+    #[serde(default)]
+    repository_id: Option<u64>,
+    /// The repository whose code the run ran: a fork's for its pull requests.
+    #[serde(default)]
+    head_repository_id: Option<u64>,
+}
+
+/// An artifact of that name that was not taken, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PassedOver {
+    pub artifact_id: u64,
+    pub run_id: Option<u64>,
 }
 
 /// The newest unexpired `audit-PR-<n>` of the repository (highest id, as the toolkit picks
@@ -84,20 +128,42 @@ pub async fn download_first<T>(
     pr_number: u64,
     options: &DownloadOptions,
     tries: usize,
-    mut accept: impl FnMut(&Downloaded) -> Option<T>,
+    accept: impl FnMut(&Downloaded) -> Option<T>,
 ) -> Result<Option<T>, ArtifactError> {
+    Ok(download_trusted(gh, pr_number, options, tries, accept)
+        .await?
+        .0)
+}
+
+/// [`download_first`], also naming the artifacts its provenance rule passed over
+/// (newest first), which were not downloaded.
+pub async fn download_trusted<T>(
+    gh: &GitHub,
+    pr_number: u64,
+    options: &DownloadOptions,
+    tries: usize,
+    mut accept: impl FnMut(&Downloaded) -> Option<T>,
+) -> Result<(Option<T>, Vec<PassedOver>), ArtifactError> {
     let name = artifact_name(pr_number);
     let listed = list(gh, &name).await?;
-    for chosen in newest(listed, &name, options.exclude_run_id)
-        .into_iter()
-        .take(tries)
-    {
+    let (admitted, passed): (Vec<Listed>, Vec<Listed>) =
+        newest(listed, &name, options.exclude_run_id)
+            .into_iter()
+            .partition(|a| options.provenance.admits(a));
+    let passed = passed
+        .iter()
+        .map(|a| PassedOver {
+            artifact_id: a.id,
+            run_id: a.workflow_run.as_ref().and_then(|r| r.id),
+        })
+        .collect();
+    for chosen in admitted.into_iter().take(tries) {
         let found = fetch_checked(gh, &chosen, pr_number, options).await?;
         if let Some(taken) = accept(&found) {
-            return Ok(Some(taken));
+            return Ok((Some(taken), passed));
         }
     }
-    Ok(None)
+    Ok((None, passed))
 }
 
 async fn fetch_checked(
@@ -126,6 +192,7 @@ async fn fetch_checked(
     })?;
     Ok(Downloaded {
         artifact_id: chosen.id,
+        name: chosen.name.clone(),
         run_id: chosen.workflow_run.as_ref().and_then(|r| r.id),
         json,
     })
@@ -242,8 +309,35 @@ mod tests {
             size_in_bytes: 10,
             expired,
             digest: None,
-            workflow_run: Some(RunRef { id: Some(run) }),
+            workflow_run: Some(RunRef {
+                id: Some(run),
+                repository_id: Some(10),
+                head_repository_id: Some(10),
+            }),
         }
+    }
+
+    #[test]
+    fn only_runs_of_the_repositorys_own_code_are_a_trusted_source() {
+        let own = Provenance::OwnRuns {
+            repository_id: None,
+        };
+        let mut artifact = listed(1, 1, false);
+        assert!(own.admits(&artifact) && Provenance::Any.admits(&artifact));
+        let run = artifact.workflow_run.as_mut().unwrap();
+        run.head_repository_id = Some(99);
+        assert!(!own.admits(&artifact), "a fork's run");
+        assert!(Provenance::Any.admits(&artifact));
+        let run = artifact.workflow_run.as_mut().unwrap();
+        run.repository_id = None;
+        run.head_repository_id = Some(10);
+        assert!(!own.admits(&artifact), "nothing to compare with");
+        let known = Provenance::OwnRuns {
+            repository_id: Some(10),
+        };
+        assert!(known.admits(&artifact));
+        artifact.workflow_run = None;
+        assert!(!known.admits(&artifact));
     }
 
     #[test]

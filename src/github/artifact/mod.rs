@@ -23,7 +23,8 @@ use crate::github::retry::{Failure, GaveUp, RetryPolicy, parse_retry_after};
 
 pub use blob::MAX_BLOCK_SIZE;
 pub use download::{
-    DownloadOptions, Downloaded, download_first, download_previous, run_artifact_names,
+    DownloadOptions, Downloaded, PassedOver, Provenance, download_first, download_previous,
+    download_trusted, run_artifact_names,
 };
 pub use runtime::{BackendIds, RuntimeEnv, backend_ids, is_ghes};
 pub use upload::upload;

@@ -7,17 +7,44 @@ use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
 
-use super::REPO;
 use super::fake_github::FakeGitHub;
+use super::{REPO, REPO_ID};
 
-/// One earlier artifact: its id, the run that uploaded it, and the audit file it holds.
+/// The id of a fork of [`REPO`]: a run of its pull request's code carries it as
+/// `head_repository_id`.
+pub const FORK_ID: u64 = 999_000_001;
+
+/// One earlier artifact: its id, the run that uploaded it, whose code that run ran
+/// (this repository's, or a fork's), and the audit file it holds.
 pub struct Artifact {
     pub id: u64,
     pub run_id: u64,
+    pub head_repository_id: u64,
     pub audit: Value,
 }
 
-/// Serves `artifacts` for PR `pr` (any order; the product picks the newest by id).
+impl Artifact {
+    /// Uploaded by a run of this repository's own code.
+    pub fn own(id: u64, run_id: u64, audit: Value) -> Artifact {
+        Artifact {
+            id,
+            run_id,
+            head_repository_id: REPO_ID,
+            audit,
+        }
+    }
+
+    /// Uploaded by a run of a fork's pull request (in this repository, of the fork's code).
+    pub fn fork(id: u64, run_id: u64, audit: Value) -> Artifact {
+        Artifact {
+            head_repository_id: FORK_ID,
+            ..Artifact::own(id, run_id, audit)
+        }
+    }
+}
+
+/// Serves `artifacts` for PR `pr` (any order; the product picks the newest by id), listed
+/// as the REST API lists them: with their run's repository and head repository ids.
 pub async fn serve(gh: &FakeGitHub, pr: u64, artifacts: &[Artifact]) {
     let mut listed = Vec::new();
     for artifact in artifacts {
@@ -25,7 +52,11 @@ pub async fn serve(gh: &FakeGitHub, pr: u64, artifacts: &[Artifact]) {
         listed.push(json!({
             "id": artifact.id, "name": format!("audit-PR-{pr}"),
             "size_in_bytes": zip.len(), "expired": false,
-            "workflow_run": {"id": artifact.run_id}
+            "workflow_run": {
+                "id": artifact.run_id,
+                "repository_id": REPO_ID,
+                "head_repository_id": artifact.head_repository_id,
+            }
         }));
         Mock::given(method("GET"))
             .and(path(format!(
@@ -73,7 +104,8 @@ pub async fn serve_run(gh: &FakeGitHub, run_id: u64, names: &[&str]) {
         .enumerate()
         .map(|(i, name)| {
             json!({"id": 9000 + i, "name": name, "size_in_bytes": 10, "expired": false,
-                   "workflow_run": {"id": run_id}})
+                   "workflow_run": {"id": run_id, "repository_id": REPO_ID,
+                                    "head_repository_id": REPO_ID}})
         })
         .collect();
     Mock::given(method("GET"))

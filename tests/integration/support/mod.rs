@@ -21,6 +21,8 @@ use std::process::Command;
 use serde_json::Value;
 
 pub const REPO: &str = "Codertocat/Hello-World";
+/// [`REPO`]'s numeric id, as the bundled payloads name it (`repository.id`).
+pub const REPO_ID: u64 = 186_853_002;
 
 pub fn data(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -69,6 +71,7 @@ impl Council {
         let env = vec![
             ("GITHUB_ACTIONS", "true"),
             ("GITHUB_REPOSITORY", REPO),
+            ("GITHUB_REPOSITORY_ID", "186853002"),
             ("GITHUB_RUN_ID", "1001"),
             ("GITHUB_RUN_ATTEMPT", "1"),
             ("GITHUB_JOB", "council"),

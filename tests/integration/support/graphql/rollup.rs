@@ -43,17 +43,25 @@ pub fn pull_request(world: &mut World, call: &Call) -> Answer {
         .map(|oid| json!({"oid": oid, "statusCheckRollup": rollup(world, oid, &call.variables)}));
     // `viewer` rides along when asked for, as GitHub answers it beside `repository`.
     let viewer = call.query.contains("viewer").then(|| call.viewer());
+    let additions: u64 = pr.files.iter().map(|f| f.additions).sum();
+    let deletions: u64 = pr.files.iter().map(|f| f.deletions).sum();
     Answer::ok(
         json!({"data": {"viewer": viewer, "repository": {"pullRequest": {
             "id": pr.node_id(),
             "number": pr.number,
             "title": pr.title,
             "url": format!("https://github.com/{REPO}/pull/{}", pr.number),
+            "body": (!pr.body.is_empty()).then_some(&pr.body),
             "author": actor(&pr.author),
             "state": if pr.merged { "MERGED" } else if pr.open { "OPEN" } else { "CLOSED" },
             "isDraft": pr.draft,
             "merged": pr.merged,
+            "mergedBy": pr.merged_by.as_deref().map(actor),
             "mergeCommit": merge_commit,
+            "changedFiles": pr.files.len(),
+            "additions": additions,
+            "deletions": deletions,
+            "timelineItems": {"nodes": cross_references(world, pr.number)},
             "mergeable": match pr.mergeable {
                 Some(true) => "MERGEABLE",
                 Some(false) => "CONFLICTING",
@@ -81,6 +89,30 @@ pub fn pull_request(world: &mut World, call: &Call) -> Answer {
             }}]},
         }}}}),
     )
+}
+
+/// The pull requests whose description mentions `#<number>` (a revert's "Reverts #7"),
+/// as GitHub lists them among `CROSS_REFERENCED_EVENT`s.
+fn cross_references(world: &World, number: u64) -> Vec<Value> {
+    let mention = format!("#{number}");
+    world
+        .pulls
+        .values()
+        .filter(|pr| pr.number != number)
+        .filter(|pr| {
+            pr.body.match_indices(&mention).any(|(i, _)| {
+                !pr.body[i + mention.len()..].starts_with(|c: char| c.is_ascii_digit())
+            })
+        })
+        .map(|pr| {
+            json!({"source": {
+                "__typename": "PullRequest",
+                "number": pr.number,
+                "headRefName": pr.head_ref,
+                "author": actor(&pr.author),
+            }})
+        })
+        .collect()
 }
 
 /// Each reviewer's latest review that took a side (approved, changes requested, or a
