@@ -172,7 +172,7 @@ async fn a_bad_element_is_a_warning_and_the_rest_of_the_block_counts() {
         ISSUE,
         AUTHOR,
         "<agent-state><step>coding</step><plan><item status=\"blocked\">x</item></plan>\
-         <input_request><status>received</status></input_request></agent-state>",
+         <input_request><status>answered</status></input_request></agent-state>",
     );
     let run = get(&gh).run().await;
     run.assert_code(0);
@@ -180,7 +180,7 @@ async fn a_bad_element_is_a_warning_and_the_rest_of_the_block_counts() {
     assert_eq!(run.output("state-plan"), "[]");
     assert_eq!(
         run.output("state-input-request"),
-        r#"{"status":"received","question":null,"open":false}"#
+        r#"{"status":"answered","question":null,"open":false}"#
     );
     let shown = warnings(&run);
     assert_eq!(shown.len(), 1, "{shown:?}");
@@ -319,4 +319,106 @@ async fn an_api_sized_memory_keeps_every_repository_name_and_says_what_was_left_
         run.annotations()
     );
     assert!(run.summary.contains("items kept"), "{}", run.summary);
+}
+
+/// A block whose only v2.1 content is an input request with `status`.
+fn asking(status: &str) -> String {
+    format!(
+        "<agent-state><step>blocked</step><input_request><status>{status}</status>\
+         <question>Which AWS region hosts staging?</question></input_request></agent-state>"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn any_status_but_answered_is_an_open_question_kept_verbatim() {
+    let gh = world().await;
+    gh.seed(ISSUE, AUTHOR, &asking("open"));
+    let run = get(&gh).run().await;
+    run.assert_code(0);
+    assert!(warnings(&run).is_empty(), "{:?}", run.annotations());
+    assert_eq!(
+        run.output("state-input-request"),
+        r#"{"status":"open","question":"Which AWS region hosts staging?","open":true}"#
+    );
+    assert!(
+        run.summary.contains(
+            "| `input_request` | <code>open&#58; Which AWS region hosts staging?</code> |"
+        ),
+        "{}",
+        run.summary
+    );
+    assert!(
+        run.summary.contains(
+            "> **The agent is waiting for your answer:** Which AWS region hosts staging?"
+        ),
+        "{}",
+        run.summary
+    );
+
+    gh.seed(ISSUE, AUTHOR, &asking("Needs-Human"));
+    let run = Council::cli()
+        .api(&gh.uri())
+        .args(&[
+            "state",
+            "get",
+            "--issue",
+            "1",
+            "--repo",
+            REPO,
+            "--json",
+            "--github-token",
+            "ghs_test_token_value",
+        ])
+        .run()
+        .await;
+    run.assert_code(0);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        json["state"]["input_request"],
+        serde_json::json!({"status": "Needs-Human", "question": "Which AWS region hosts staging?", "open": true})
+    );
+    assert_eq!(json["state"]["element_warnings"], serde_json::json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answered_request_is_closed_whatever_its_case() {
+    let gh = world().await;
+    gh.seed(ISSUE, AUTHOR, &asking("Answered"));
+    let run = get(&gh).run().await;
+    run.assert_code(0);
+    assert!(warnings(&run).is_empty(), "{:?}", run.annotations());
+    assert_eq!(
+        run.output("state-input-request"),
+        r#"{"status":"Answered","question":"Which AWS region hosts staging?","open":false}"#
+    );
+    assert!(
+        !run.summary.contains("waiting for your answer"),
+        "{}",
+        run.summary
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn put_writes_any_status_and_it_reads_back() {
+    let gh = world().await;
+    let run = put(&gh)
+        .input(
+            "input-request",
+            r#"{"status": "needs-human", "question": "Ship on Friday?"}"#,
+        )
+        .run()
+        .await;
+    run.assert_code(0);
+    let posted = gh.posted().await;
+    assert_eq!(posted.len(), 1);
+    assert!(
+        posted[0].contains("<status>needs-human</status>"),
+        "{}",
+        posted[0]
+    );
+    let back = get(&gh).run().await;
+    assert_eq!(
+        back.output("state-input-request"),
+        r#"{"status":"needs-human","question":"Ship on Friday?","open":true}"#
+    );
 }
