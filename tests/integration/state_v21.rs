@@ -329,6 +329,21 @@ fn asking(status: &str) -> String {
     )
 }
 
+/// A block that reports `calls` tool calls.
+fn calls(calls: u64) -> String {
+    format!(
+        "<agent-state><step>coding</step><metrics><tool_calls>{calls}</tool_calls></metrics>\
+         </agent-state>"
+    )
+}
+
+fn loop_warnings(run: &crate::support::Run) -> Vec<&str> {
+    warnings(run)
+        .into_iter()
+        .filter(|w| w.contains("may be looping"))
+        .collect()
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn any_status_but_answered_is_an_open_question_kept_verbatim() {
     let gh = world().await;
@@ -420,5 +435,128 @@ async fn put_writes_any_status_and_it_reads_back() {
     assert_eq!(
         back.output("state-input-request"),
         r#"{"status":"needs-human","question":"Ship on Friday?","open":true}"#
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_policys_max_tool_calls_decides_the_loop_warning() {
+    let gh = world().await;
+    gh.set_default_policy("agent_state:\n  max_tool_calls: 3\n");
+    gh.seed(ISSUE, AUTHOR, &calls(5));
+    let run = get(&gh).run().await;
+    run.assert_code(0);
+    let shown = loop_warnings(&run);
+    assert_eq!(shown.len(), 1, "{:?}", run.annotations());
+    assert!(
+        shown[0].contains("metrics.tool_calls is 5, above agent_state.max_tool_calls (3)"),
+        "{shown:?}"
+    );
+
+    gh.set_default_policy("agent_state:\n  max_tool_calls: 50\n");
+    gh.seed(ISSUE, AUTHOR, &calls(20));
+    let run = get(&gh).run().await;
+    run.assert_code(0);
+    assert!(warnings(&run).is_empty(), "{:?}", run.annotations());
+
+    // Through the REST fallback the policy is a second read; it still decides.
+    gh.fail_issue_query();
+    gh.set_default_policy("agent_state:\n  max_tool_calls: 19\n");
+    let run = get(&gh).run().await;
+    run.assert_code(0);
+    assert_eq!(loop_warnings(&run).len(), 1, "{:?}", run.annotations());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cli_takes_max_tool_calls_from_a_local_policy() {
+    let gh = world().await;
+    gh.seed(ISSUE, AUTHOR, &calls(5));
+    let cli = |policy: &str| {
+        Council::cli()
+            .api(&gh.uri())
+            .workspace_file("council.yml", policy)
+            .args(&[
+                "state",
+                "get",
+                "--issue",
+                "1",
+                "--repo",
+                REPO,
+                "--policy",
+                "council.yml",
+                "--github-token",
+                "ghs_test_token_value",
+            ])
+    };
+    let run = cli("agent_state:\n  max_tool_calls: 3\n").run().await;
+    run.assert_code(0);
+    assert!(
+        run.stderr
+            .contains("metrics.tool_calls is 5, above agent_state.max_tool_calls (3)"),
+        "{}",
+        run.stderr
+    );
+
+    gh.seed(ISSUE, AUTHOR, &calls(20));
+    let run = cli("agent_state:\n  max_tool_calls: 50\n").run().await;
+    run.assert_code(0);
+    assert!(!run.stderr.contains("may be looping"), "{}", run.stderr);
+}
+
+/// SPEC (Policy file): without `--policy` the CLI reads `.github/council.yml` of the
+/// working directory, and the default policy when there is none; the API's copy is the
+/// action's.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cli_reads_the_checked_out_policy_without_the_flag() {
+    let gh = world().await;
+    gh.seed(ISSUE, AUTHOR, &calls(5));
+    gh.set_default_policy("agent_state:\n  max_tool_calls: 50\n");
+    let args = [
+        "state",
+        "get",
+        "--issue",
+        "1",
+        "--repo",
+        REPO,
+        "--github-token",
+        "ghs_test_token_value",
+    ];
+    let run = Council::cli()
+        .api(&gh.uri())
+        .workspace_file(".github/council.yml", "agent_state:\n  max_tool_calls: 3\n")
+        .args(&args)
+        .run()
+        .await;
+    run.assert_code(0);
+    assert!(
+        run.stderr
+            .contains("metrics.tool_calls is 5, above agent_state.max_tool_calls (3)"),
+        "{}",
+        run.stderr
+    );
+
+    gh.set_default_policy("agent_state:\n  max_tool_calls: 3\n");
+    let run = Council::cli().api(&gh.uri()).args(&args).run().await;
+    run.assert_code(0);
+    assert!(!run.stderr.contains("may be looping"), "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("default policy (no local .github/council.yml)"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn put_warns_of_a_loop_in_the_state_it_builds_on_by_the_policy() {
+    let gh = world().await;
+    gh.set_default_policy("agent_state:\n  max_tool_calls: 3\n");
+    gh.seed(ISSUE, AUTHOR, &calls(5));
+    let run = put(&gh).input("step", "reviewing").run().await;
+    run.assert_code(0);
+    let shown = loop_warnings(&run);
+    assert_eq!(shown.len(), 1, "{:?}", run.annotations());
+    assert!(
+        shown[0].contains("metrics.tool_calls is 5, above agent_state.max_tool_calls (3)"),
+        "{shown:?}"
     );
 }

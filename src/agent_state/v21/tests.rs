@@ -267,6 +267,20 @@ fn each_rule_has_its_message() {
 }
 
 #[test]
+fn the_loop_threshold_is_the_callers() {
+    let metrics = |calls| Metrics {
+        tool_calls: calls,
+        ..Metrics::default()
+    };
+    assert_eq!(metrics(Some(5)).too_many_tool_calls(3), Some(5));
+    assert_eq!(metrics(Some(20)).too_many_tool_calls(50), None);
+    assert_eq!(metrics(Some(16)).too_many_tool_calls(15), Some(16));
+    assert_eq!(metrics(Some(15)).too_many_tool_calls(15), None);
+    assert_eq!(metrics(Some(1)).too_many_tool_calls(0), Some(1));
+    assert_eq!(metrics(None).too_many_tool_calls(0), None);
+}
+
+#[test]
 fn empty_and_missing_elements() {
     let v21 = v21_of("<agent-state><plan/><input_request/><metrics/></agent-state>");
     assert_eq!(v21.warnings, Vec::<String>::new());
