@@ -6,8 +6,8 @@ use serde_json::Value;
 
 use crate::agent_state::model::{AgentState, Memory, Progress, UnknownElement, is_step_token};
 use crate::agent_state::v21::{
-    InputRequest, Metrics, PlanItem, PlanStatus, RequestStatus, render_input_request,
-    render_metrics, render_plan, replace_element,
+    InputRequest, Metrics, PlanItem, PlanStatus, render_input_request, render_metrics, render_plan,
+    replace_element,
 };
 use crate::error::Error;
 use crate::markdown::count_tasks;
@@ -173,7 +173,7 @@ fn parse_input_request(text: &str) -> Result<InputRequest, Error> {
     let bad = |why: String| Error::Input(format!("input `input-request`: {why}"));
     if !text.trim_start().starts_with('{') {
         return Ok(InputRequest::new(
-            Some(RequestStatus::Waiting),
+            Some("waiting".to_owned()),
             Some(text.trim().to_owned()),
         ));
     }
@@ -182,18 +182,9 @@ fn parse_input_request(text: &str) -> Result<InputRequest, Error> {
             "{e}; expected {{\"status\": \"waiting\", \"question\": \"…\"}} or the question as plain text"
         ))
     })?;
-    let status = input
-        .status
-        .map(|s| {
-            RequestStatus::parse(&s).ok_or_else(|| {
-                bad(format!(
-                    "status `{s}` is not one of waiting, pending, received, answered, none"
-                ))
-            })
-        })
-        .transpose()?;
     let question = input.question.filter(|q| !q.trim().is_empty());
-    let request = InputRequest::new(status, question);
+    // Any status is the agent's own word (SPEC): only `answered` closes the request.
+    let request = InputRequest::new(input.status, question);
     if request.is_open() && request.question.is_none() {
         return Err(bad(
             "an open request needs a `question` for the human".into()
@@ -382,10 +373,10 @@ mod tests {
             ),
             (
                 PutInputs {
-                    input_request: Some(r#"{"status": "later", "question": "q"}"#),
+                    input_request: Some(r#"{"status": "later"}"#),
                     ..PutInputs::default()
                 },
-                "status `later`",
+                "needs a `question`",
             ),
             (
                 PutInputs {
@@ -419,6 +410,27 @@ mod tests {
             let e = validate(&inputs).unwrap_err();
             assert_eq!(e.exit_code(), 2);
             assert!(e.to_string().contains(needle), "{e}");
+        }
+    }
+
+    #[test]
+    fn an_input_request_takes_any_status_as_written() {
+        for (status, open) in [
+            ("needs-human", true),
+            ("Pending", true),
+            (" open ", true),
+            ("ANSWERED", false),
+        ] {
+            let json = serde_json::json!({"status": status, "question": "q"}).to_string();
+            let request = validate(&PutInputs {
+                input_request: Some(&json),
+                ..PutInputs::default()
+            })
+            .unwrap()
+            .input_request
+            .unwrap();
+            assert_eq!(request.status.as_deref(), Some(status.trim()));
+            assert_eq!(request.open, open, "{status}");
         }
     }
 

@@ -29,6 +29,12 @@ pub async fn load(settings: &Settings, gh: Option<&GitHub>, base_ref: &str) -> R
             }
         };
     }
+    local(settings)
+}
+
+/// The CLI's policy: `--policy FILE`, else `.github/council.yml` of the working
+/// directory, else the default policy.
+pub(crate) fn local(settings: &Settings) -> Result<Policy> {
     let path = settings.workspace.join(&settings.policy_path);
     let shown = display_path(&settings.workspace, Path::new(&settings.policy_path));
     match read_text(&path, MAX_READ) {

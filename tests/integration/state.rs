@@ -383,7 +383,7 @@ async fn the_cli_prints_json_or_a_readable_view() {
       input_request -
       metrics      -
       Read from https://github.com/Codertocat/Hello-World/pull/1#issuecomment-5001 by "github-actions[bot]" (2026-11-18T12:30:01Z).
-      note: policy: default policy (no .github/council.yml on the default branch)
+      note: policy: default policy (no local .github/council.yml)
       note: comments read: 1 in 1 page
       note: GitHub API requests: 1
     "#);

@@ -172,7 +172,7 @@ async fn a_bad_element_is_a_warning_and_the_rest_of_the_block_counts() {
         ISSUE,
         AUTHOR,
         "<agent-state><step>coding</step><plan><item status=\"blocked\">x</item></plan>\
-         <input_request><status>received</status></input_request></agent-state>",
+         <input_request><status>answered</status></input_request></agent-state>",
     );
     let run = get(&gh).run().await;
     run.assert_code(0);
@@ -180,7 +180,7 @@ async fn a_bad_element_is_a_warning_and_the_rest_of_the_block_counts() {
     assert_eq!(run.output("state-plan"), "[]");
     assert_eq!(
         run.output("state-input-request"),
-        r#"{"status":"received","question":null,"open":false}"#
+        r#"{"status":"answered","question":null,"open":false}"#
     );
     let shown = warnings(&run);
     assert_eq!(shown.len(), 1, "{shown:?}");
@@ -319,4 +319,244 @@ async fn an_api_sized_memory_keeps_every_repository_name_and_says_what_was_left_
         run.annotations()
     );
     assert!(run.summary.contains("items kept"), "{}", run.summary);
+}
+
+/// A block whose only v2.1 content is an input request with `status`.
+fn asking(status: &str) -> String {
+    format!(
+        "<agent-state><step>blocked</step><input_request><status>{status}</status>\
+         <question>Which AWS region hosts staging?</question></input_request></agent-state>"
+    )
+}
+
+/// A block that reports `calls` tool calls.
+fn calls(calls: u64) -> String {
+    format!(
+        "<agent-state><step>coding</step><metrics><tool_calls>{calls}</tool_calls></metrics>\
+         </agent-state>"
+    )
+}
+
+fn loop_warnings(run: &crate::support::Run) -> Vec<&str> {
+    warnings(run)
+        .into_iter()
+        .filter(|w| w.contains("may be looping"))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn any_status_but_answered_is_an_open_question_kept_verbatim() {
+    let gh = world().await;
+    gh.seed(ISSUE, AUTHOR, &asking("open"));
+    let run = get(&gh).run().await;
+    run.assert_code(0);
+    assert!(warnings(&run).is_empty(), "{:?}", run.annotations());
+    assert_eq!(
+        run.output("state-input-request"),
+        r#"{"status":"open","question":"Which AWS region hosts staging?","open":true}"#
+    );
+    assert!(
+        run.summary.contains(
+            "| `input_request` | <code>open&#58; Which AWS region hosts staging?</code> |"
+        ),
+        "{}",
+        run.summary
+    );
+    assert!(
+        run.summary.contains(
+            "> **The agent is waiting for your answer:** Which AWS region hosts staging?"
+        ),
+        "{}",
+        run.summary
+    );
+
+    gh.seed(ISSUE, AUTHOR, &asking("Needs-Human"));
+    let run = Council::cli()
+        .api(&gh.uri())
+        .args(&[
+            "state",
+            "get",
+            "--issue",
+            "1",
+            "--repo",
+            REPO,
+            "--json",
+            "--github-token",
+            "ghs_test_token_value",
+        ])
+        .run()
+        .await;
+    run.assert_code(0);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        json["state"]["input_request"],
+        serde_json::json!({"status": "Needs-Human", "question": "Which AWS region hosts staging?", "open": true})
+    );
+    assert_eq!(json["state"]["element_warnings"], serde_json::json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_answered_request_is_closed_whatever_its_case() {
+    let gh = world().await;
+    gh.seed(ISSUE, AUTHOR, &asking("Answered"));
+    let run = get(&gh).run().await;
+    run.assert_code(0);
+    assert!(warnings(&run).is_empty(), "{:?}", run.annotations());
+    assert_eq!(
+        run.output("state-input-request"),
+        r#"{"status":"Answered","question":"Which AWS region hosts staging?","open":false}"#
+    );
+    assert!(
+        !run.summary.contains("waiting for your answer"),
+        "{}",
+        run.summary
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn put_writes_any_status_and_it_reads_back() {
+    let gh = world().await;
+    let run = put(&gh)
+        .input(
+            "input-request",
+            r#"{"status": "needs-human", "question": "Ship on Friday?"}"#,
+        )
+        .run()
+        .await;
+    run.assert_code(0);
+    let posted = gh.posted().await;
+    assert_eq!(posted.len(), 1);
+    assert!(
+        posted[0].contains("<status>needs-human</status>"),
+        "{}",
+        posted[0]
+    );
+    let back = get(&gh).run().await;
+    assert_eq!(
+        back.output("state-input-request"),
+        r#"{"status":"needs-human","question":"Ship on Friday?","open":true}"#
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_policys_max_tool_calls_decides_the_loop_warning() {
+    let gh = world().await;
+    gh.set_default_policy("agent_state:\n  max_tool_calls: 3\n");
+    gh.seed(ISSUE, AUTHOR, &calls(5));
+    let run = get(&gh).run().await;
+    run.assert_code(0);
+    let shown = loop_warnings(&run);
+    assert_eq!(shown.len(), 1, "{:?}", run.annotations());
+    assert!(
+        shown[0].contains("metrics.tool_calls is 5, above agent_state.max_tool_calls (3)"),
+        "{shown:?}"
+    );
+
+    gh.set_default_policy("agent_state:\n  max_tool_calls: 50\n");
+    gh.seed(ISSUE, AUTHOR, &calls(20));
+    let run = get(&gh).run().await;
+    run.assert_code(0);
+    assert!(warnings(&run).is_empty(), "{:?}", run.annotations());
+
+    // Through the REST fallback the policy is a second read; it still decides.
+    gh.fail_issue_query();
+    gh.set_default_policy("agent_state:\n  max_tool_calls: 19\n");
+    let run = get(&gh).run().await;
+    run.assert_code(0);
+    assert_eq!(loop_warnings(&run).len(), 1, "{:?}", run.annotations());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cli_takes_max_tool_calls_from_a_local_policy() {
+    let gh = world().await;
+    gh.seed(ISSUE, AUTHOR, &calls(5));
+    let cli = |policy: &str| {
+        Council::cli()
+            .api(&gh.uri())
+            .workspace_file("council.yml", policy)
+            .args(&[
+                "state",
+                "get",
+                "--issue",
+                "1",
+                "--repo",
+                REPO,
+                "--policy",
+                "council.yml",
+                "--github-token",
+                "ghs_test_token_value",
+            ])
+    };
+    let run = cli("agent_state:\n  max_tool_calls: 3\n").run().await;
+    run.assert_code(0);
+    assert!(
+        run.stderr
+            .contains("metrics.tool_calls is 5, above agent_state.max_tool_calls (3)"),
+        "{}",
+        run.stderr
+    );
+
+    gh.seed(ISSUE, AUTHOR, &calls(20));
+    let run = cli("agent_state:\n  max_tool_calls: 50\n").run().await;
+    run.assert_code(0);
+    assert!(!run.stderr.contains("may be looping"), "{}", run.stderr);
+}
+
+/// SPEC (Policy file): without `--policy` the CLI reads `.github/council.yml` of the
+/// working directory, and the default policy when there is none; the API's copy is the
+/// action's.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_cli_reads_the_checked_out_policy_without_the_flag() {
+    let gh = world().await;
+    gh.seed(ISSUE, AUTHOR, &calls(5));
+    gh.set_default_policy("agent_state:\n  max_tool_calls: 50\n");
+    let args = [
+        "state",
+        "get",
+        "--issue",
+        "1",
+        "--repo",
+        REPO,
+        "--github-token",
+        "ghs_test_token_value",
+    ];
+    let run = Council::cli()
+        .api(&gh.uri())
+        .workspace_file(".github/council.yml", "agent_state:\n  max_tool_calls: 3\n")
+        .args(&args)
+        .run()
+        .await;
+    run.assert_code(0);
+    assert!(
+        run.stderr
+            .contains("metrics.tool_calls is 5, above agent_state.max_tool_calls (3)"),
+        "{}",
+        run.stderr
+    );
+
+    gh.set_default_policy("agent_state:\n  max_tool_calls: 3\n");
+    let run = Council::cli().api(&gh.uri()).args(&args).run().await;
+    run.assert_code(0);
+    assert!(!run.stderr.contains("may be looping"), "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("default policy (no local .github/council.yml)"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn put_warns_of_a_loop_in_the_state_it_builds_on_by_the_policy() {
+    let gh = world().await;
+    gh.set_default_policy("agent_state:\n  max_tool_calls: 3\n");
+    gh.seed(ISSUE, AUTHOR, &calls(5));
+    let run = put(&gh).input("step", "reviewing").run().await;
+    run.assert_code(0);
+    let shown = loop_warnings(&run);
+    assert_eq!(shown.len(), 1, "{:?}", run.annotations());
+    assert!(
+        shown[0].contains("metrics.tool_calls is 5, above agent_state.max_tool_calls (3)"),
+        "{shown:?}"
+    );
 }

@@ -1,63 +1,39 @@
 //! `<input_request>`: `<status>` and `<question>` — the agent asking the human for data
 //! ("Human-as-a-Tool").
 //!
-//! Statuses: the origin's v2.1 spec uses `waiting | received | none`; the contract calls
-//! a request open when its status is not `answered`. Both vocabularies are accepted:
-//! `waiting` and `pending` are open, `received` and `answered` mean the human has
-//! replied, `none` means there is no request. A question without a status is open.
+//! Statuses: the contract calls a request open when its status is not `answered` and
+//! accepts any status, so the status is kept as written (trimmed: it is a keyword,
+//! and the whitespace around it is only layout) and never refused. The origin's
+//! `received` and `none` are therefore open too: only `answered` tells the human there
+//! is nothing left to answer. A question without a status is open; an element with
+//! neither is no request.
 
 use serde::Serialize;
 
 use super::text::{children, escape};
 use crate::chars::show_hidden;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum RequestStatus {
-    Waiting,
-    Pending,
-    Received,
-    Answered,
-    None,
-}
-
-impl RequestStatus {
-    const ALL: [RequestStatus; 5] = [
-        RequestStatus::Waiting,
-        RequestStatus::Pending,
-        RequestStatus::Received,
-        RequestStatus::Answered,
-        RequestStatus::None,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            RequestStatus::Waiting => "waiting",
-            RequestStatus::Pending => "pending",
-            RequestStatus::Received => "received",
-            RequestStatus::Answered => "answered",
-            RequestStatus::None => "none",
-        }
-    }
-
-    pub fn parse(text: &str) -> Option<RequestStatus> {
-        RequestStatus::ALL.into_iter().find(|s| s.name() == text)
-    }
-}
+/// The one status that closes a request. Compared ignoring ASCII case: an agent that
+/// writes `Answered` means it, and showing a question already answered would send the
+/// human to answer it twice.
+pub const ANSWERED: &str = "answered";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct InputRequest {
-    pub status: Option<RequestStatus>,
+    /// As written, e.g. `waiting`, `open`, `needs-human`; `None` when absent or blank.
+    pub status: Option<String>,
     pub question: Option<String>,
     /// Whether the human still has to answer.
     pub open: bool,
 }
 
 impl InputRequest {
-    pub fn new(status: Option<RequestStatus>, question: Option<String>) -> InputRequest {
-        let open = match status {
-            Some(RequestStatus::Waiting | RequestStatus::Pending) => true,
-            Some(_) => false,
+    pub fn new(status: Option<String>, question: Option<String>) -> InputRequest {
+        let status = status
+            .map(|s| s.trim().to_owned())
+            .filter(|s| !s.is_empty());
+        let open = match &status {
+            Some(s) => !s.eq_ignore_ascii_case(ANSWERED),
             None => question.is_some(),
         };
         InputRequest {
@@ -90,27 +66,22 @@ pub(super) fn parse(xml: &str) -> Result<InputRequest, String> {
         }
         *slot = Some(child.text);
     }
-    let status = match status.as_deref().map(str::trim) {
-        None | Some("") => None,
-        Some(s) => Some(RequestStatus::parse(s).ok_or_else(|| {
-            format!(
-                "status `{}` is not one of waiting, pending, received, answered, none",
-                show_hidden(s, 40)
-            )
-        })?),
-    };
     let question = question.filter(|q| !q.trim().is_empty());
     let request = InputRequest::new(status, question);
     if request.open && request.question.is_none() {
-        return Err("the request is open but has no `<question>` for the human".to_owned());
+        return Err(format!(
+            "the request is open (status `{}`; only `answered` closes it) but has no \
+             `<question>` for the human",
+            show_hidden(request.status.as_deref().unwrap_or_default(), 40)
+        ));
     }
     Ok(request)
 }
 
 pub fn render(request: &InputRequest) -> String {
     let mut out = String::from("<input_request>\n");
-    if let Some(status) = request.status {
-        out.push_str(&format!("    <status>{}</status>\n", status.name()));
+    if let Some(status) = &request.status {
+        out.push_str(&format!("    <status>{}</status>\n", escape(status)));
     }
     if let Some(question) = &request.question {
         out.push_str(&format!("    <question>{}</question>\n", escape(question)));

@@ -16,6 +16,15 @@ pub struct Metrics {
     pub generated_at: Option<String>,
 }
 
+impl Metrics {
+    /// The tool calls when they are above `max_tool_calls` (the policy's
+    /// `agent_state.max_tool_calls`): an agent that keeps calling tools may be looping.
+    /// Equal is fine: the limit is the last count allowed.
+    pub fn too_many_tool_calls(&self, max_tool_calls: u64) -> Option<u64> {
+        self.tool_calls.filter(|&calls| calls > max_tool_calls)
+    }
+}
+
 pub(super) fn parse(xml: &str) -> Result<Metrics, String> {
     let mut metrics = Metrics::default();
     let mut seen: Vec<String> = Vec::new();

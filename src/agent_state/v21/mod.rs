@@ -19,7 +19,7 @@ mod metrics;
 mod plan;
 mod text;
 
-pub use input_request::{InputRequest, RequestStatus, render as render_input_request};
+pub use input_request::{ANSWERED, InputRequest, render as render_input_request};
 pub use metrics::{Metrics, render as render_metrics};
 pub use plan::{PlanItem, PlanStatus, render as render_plan};
 

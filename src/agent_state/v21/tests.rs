@@ -132,13 +132,68 @@ fn the_origin_full_example_reads_every_element() {
 }
 
 #[test]
-fn a_received_request_is_closed_and_has_no_question() {
-    let v21 = v21_of(ORIGIN_RECEIVED);
-    assert_eq!(v21.warnings, Vec::<String>::new());
-    let request = v21.input_request.clone().expect("request");
-    assert_eq!(request.status, Some(RequestStatus::Received));
-    assert!(!request.is_open());
-    assert_eq!(v21.open_question(), None);
+fn any_status_but_answered_is_open_and_kept_as_written() {
+    for (status, open) in [
+        ("open", true),
+        ("Pending", true),
+        ("needs-human", true),
+        ("waiting", true),
+        ("received", true),
+        ("\n      needs-human\n    ", true),
+        ("answered", false),
+        ("Answered", false),
+        (" ANSWERED ", false),
+    ] {
+        let v21 = v21_of(&format!(
+            "<agent-state><input_request><status>{status}</status>\
+             <question>Which region?</question></input_request></agent-state>"
+        ));
+        assert_eq!(v21.warnings, Vec::<String>::new(), "{status:?}");
+        let request = v21.input_request.clone().expect("request");
+        assert_eq!(request.status.as_deref(), Some(status.trim()));
+        assert_eq!(request.is_open(), open, "{status:?}");
+        assert_eq!(
+            v21.open_question(),
+            open.then_some("Which region?"),
+            "{status:?}"
+        );
+    }
+}
+
+#[test]
+fn an_answered_request_needs_no_question_but_an_open_one_does() {
+    let answered = v21_of(
+        "<agent-state><input_request><status>Answered</status></input_request></agent-state>",
+    );
+    assert_eq!(answered.warnings, Vec::<String>::new());
+    assert_eq!(answered.open_question(), None);
+    // The origin's "the human replied" example: `received` is not `answered`, so the
+    // agent is told which word closes a request rather than silently left open.
+    let received = v21_of(ORIGIN_RECEIVED);
+    insta::assert_debug_snapshot!(received.warnings, @r#"
+    [
+        "`<input_request>` was not read: the request is open (status `received`; only `answered` closes it) but has no `<question>` for the human",
+    ]
+    "#);
+    assert_eq!(received.input_request, None);
+    assert_eq!(received.plan.map(|p| p.len()), Some(1));
+}
+
+#[test]
+fn a_status_is_written_escaped_and_reads_back_as_given() {
+    let request = InputRequest::new(
+        Some("needs <human> & \"more\"".to_owned()),
+        Some("q".to_owned()),
+    );
+    let xml = render_input_request(&request);
+    assert!(
+        xml.contains("<status>needs &lt;human&gt; &amp; &quot;more&quot;</status>"),
+        "{xml}"
+    );
+    let mut state = AgentState::default();
+    replace_element(&mut state, UnknownElement::from_xml(&xml).expect("valid"));
+    let back = read(&parse_block(&render_block(&state)).expect("parses"));
+    assert_eq!(back.input_request, Some(request));
 }
 
 #[test]
@@ -157,7 +212,7 @@ fn a_bad_element_is_a_warning_and_the_rest_still_counts() {
     insta::assert_debug_snapshot!(v21.warnings, @r#"
     [
         "`<plan>` was not read: item 1 has status `blocked`; use pending, in_progress or done",
-        "`<input_request>` was not read: the request is open but has no `<question>` for the human",
+        "`<input_request>` was not read: the request is open (status `waiting`; only `answered` closes it) but has no `<question>` for the human",
         "`<metrics>` was not read: `<tool_calls>` is `-3`; expected a whole number ≥ 0",
     ]
     "#);
@@ -171,7 +226,7 @@ fn each_rule_has_its_message() {
         "<plan><item status=\"done\">  </item></plan>",
         "<plan>loose text</plan>",
         "<plan><item status=\"done\">a<b/></item></plan>",
-        "<input_request><status>maybe</status><question>q</question></input_request>",
+        "<input_request><status>maybe</status></input_request>",
         "<input_request><question>a</question><question>b</question></input_request>",
         "<input_request><answer>x</answer></input_request>",
         "<metrics><tool_calls>1.5</tool_calls></metrics>",
@@ -197,7 +252,7 @@ fn each_rule_has_its_message() {
         "`<plan>` was not read: item 1 has no text",
         "`<plan>` was not read: text `loose text` sits directly inside `<plan>`; put it in a child element",
         "`<plan>` was not read: `<item>` must hold plain text but contains the element `<b>`",
-        "`<input_request>` was not read: status `maybe` is not one of waiting, pending, received, answered, none",
+        "`<input_request>` was not read: the request is open (status `maybe`; only `answered` closes it) but has no `<question>` for the human",
         "`<input_request>` was not read: `<question>` appears more than once",
         "`<input_request>` was not read: `<answer>` is not allowed in `<input_request>`; it holds `<status>` and `<question>`",
         "`<metrics>` was not read: `<tool_calls>` is `1.5`; expected a whole number ≥ 0",
@@ -209,6 +264,20 @@ fn each_rule_has_its_message() {
         "`<plan>` appears 2 times; keep one (none of them was read)",
     ]
     "#);
+}
+
+#[test]
+fn the_loop_threshold_is_the_callers() {
+    let metrics = |calls| Metrics {
+        tool_calls: calls,
+        ..Metrics::default()
+    };
+    assert_eq!(metrics(Some(5)).too_many_tool_calls(3), Some(5));
+    assert_eq!(metrics(Some(20)).too_many_tool_calls(50), None);
+    assert_eq!(metrics(Some(16)).too_many_tool_calls(15), Some(16));
+    assert_eq!(metrics(Some(15)).too_many_tool_calls(15), None);
+    assert_eq!(metrics(Some(1)).too_many_tool_calls(0), Some(1));
+    assert_eq!(metrics(None).too_many_tool_calls(0), None);
 }
 
 #[test]
@@ -253,6 +322,7 @@ proptest! {
     fn written_elements_read_back(
         items in prop::collection::vec((plan_status(), hostile_text()), 0..5),
         question in hostile_text(),
+        status in hostile_text(),
         tool_calls in any::<u64>(),
         cost in 0.0f64..1e9,
     ) {
@@ -262,7 +332,8 @@ proptest! {
             .map(|(status, text)| PlanItem { status, text })
             .collect();
         let question = (!question.trim().is_empty()).then_some(question);
-        let request = InputRequest::new(Some(RequestStatus::Waiting), question.clone());
+        let status = (!status.trim().is_empty()).then(|| status.trim().to_owned());
+        let request = InputRequest::new(status, question.clone());
         let metrics = Metrics { tool_calls: Some(tool_calls), errors: Some(0), cost_estimate: Some(cost), generated_at: Some("2025-12-03T10:00:00Z".into()) };
         let mut state = AgentState::default();
         for xml in [render_plan(&items), render_input_request(&request), render_metrics(&metrics)] {
@@ -273,7 +344,7 @@ proptest! {
         let back = read(&parse_block(&render_block(&state)).map_err(|e| TestCaseError::fail(e.to_string()))?);
         prop_assert_eq!(back.plan, Some(items));
         prop_assert_eq!(back.metrics, Some(metrics));
-        if question.is_some() {
+        if !(request.open && request.question.is_none()) {
             prop_assert_eq!(back.warnings, Vec::<String>::new());
             prop_assert_eq!(back.input_request, Some(request));
         }

@@ -95,8 +95,9 @@ pub(super) fn element_warnings(latest: &Latest) -> Vec<String> {
         .iter()
         .map(|w| format!("{w} (in {url}); the rest of the block was read"))
         .collect();
-    if let Some(calls) = v21.metrics.and_then(|m| m.tool_calls)
-        && calls > latest.max_tool_calls
+    if let Some(calls) = v21
+        .metrics
+        .and_then(|m| m.too_many_tool_calls(latest.max_tool_calls))
     {
         out.push(format!(
             "metrics.tool_calls is {calls}, above agent_state.max_tool_calls ({}): the agent \

@@ -111,23 +111,15 @@ fn borrowed(c: &StateComment) -> IssueComment<'_> {
     }
 }
 
-/// The policy whose `agent_state.trusted_authors` extends trust. In Actions it is the
-/// default branch's file from the same request as the comments (an issue comment cannot
-/// change it); the CLI reads a local file only when `--policy` names one.
+/// The policy whose `agent_state` section (trusted authors, `max_tool_calls`) applies.
+/// In Actions it is the default branch's file from the same request as the comments (an
+/// issue comment cannot change it); the CLI reads the local file as every command does
+/// (SPEC, Policy file), so a user's checkout decides, not what the API happens to hold.
 fn trust_policy(settings: &Settings, api_text: Option<String>) -> Result<Policy> {
-    let path = &settings.policy_path;
-    if !settings.in_actions && settings.policy_explicit {
-        let full = settings.workspace.join(path);
-        let shown = crate::app::display_path(&settings.workspace, std::path::Path::new(path));
-        let text = crate::app::read_text(&full, 4 << 20).map_err(|e| match e {
-            crate::app::ReadError::Io(e) => Error::io(&shown, e),
-            _ => Error::Policy {
-                location: shown.clone(),
-                message: "larger than 4 MiB, or not UTF-8 text".to_string(),
-            },
-        })?;
-        return Policy::parse(&text, &shown);
+    if !settings.in_actions {
+        return crate::app::policy_source::local(settings);
     }
+    let path = &settings.policy_path;
     let mut policy = match api_text {
         Some(text) => Policy::parse(&text, &format!("{path}@HEAD"))?,
         None => Policy::default_policy(),

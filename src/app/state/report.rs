@@ -29,7 +29,11 @@ pub(super) fn fields(state: &AgentState) -> [(&'static str, Option<String>); 9] 
     let plan = present("plan").then(|| v21.plan.as_deref().map_or_else(invalid, plan_summary));
     let request = present("input_request").then(|| {
         v21.input_request.as_ref().map_or_else(invalid, |r| {
-            let status = r.status.map_or("open", |s| s.name());
+            // Shown as written, since any status is the agent's own word.
+            let status = r
+                .status
+                .as_deref()
+                .unwrap_or(if r.open { "open" } else { "closed" });
             match &r.question {
                 Some(q) => format!("{status}: {q}"),
                 None => status.to_owned(),
