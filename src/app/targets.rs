@@ -40,6 +40,13 @@ pub async fn of_event(event: &Event, gh: Option<&GitHub>) -> Result<Targets> {
         }
         "check_suite" => (event.str_field("check_suite.head_sha")?, Wanted::Open, None),
         "status" => (event.str_field("sha")?, Wanted::Open, None),
+        // A fork's run names whatever commit and branch the fork chose: it may ask about
+        // open pull requests at that head, never about a merge (no rollback from it).
+        "workflow_run" if event.run_is_from_fork() => (
+            event.str_field("workflow_run.head_sha")?,
+            Wanted::Open,
+            None,
+        ),
         "workflow_run" => (
             event.str_field("workflow_run.head_sha")?,
             Wanted::OpenOrMerged,

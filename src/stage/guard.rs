@@ -34,6 +34,15 @@ pub fn evaluate(input: &GuardStage) -> StageResult {
     let passed = guard::passed(&gates);
     let mut notes = vec![Message::new().text(format!("policy: {}", input.policy.source))];
     let mut effects = Vec::new();
+    // An approval given to the branch before (e.g. for another base) does not stand for
+    // what fails now: the label that shows it goes.
+    let label = &input.policy.review.approve_label;
+    if !passed && !label.is_empty() && pr.labels.iter().any(|l| l == label) {
+        effects.push(Effect::RemoveLabel {
+            issue: pr.number,
+            label: label.clone(),
+        });
+    }
     if !passed && input.close_on_fail {
         if pr.state == "closed" {
             notes.push(Message::new().text("close-on-fail: the pull request is already closed"));
@@ -85,6 +94,26 @@ mod tests {
         let actions: Vec<_> = loud.effects.iter().map(Effect::action).collect();
         assert_eq!(actions, ["action:comment", "action:close-pr"]);
         assert!(loud.effects[1].needs_previous());
+    }
+
+    #[test]
+    fn a_failing_guard_takes_the_approve_label_off() {
+        let mut pr = crate::event::sample_pull_request();
+        pr.labels = vec!["bot-approved".into(), "other".into()];
+        let quiet = stage(&pr, false);
+        assert_eq!(
+            quiet.effects,
+            [Effect::RemoveLabel {
+                issue: 2,
+                label: "bot-approved".into()
+            }]
+        );
+        let loud = stage(&pr, true);
+        let actions: Vec<_> = loud.effects.iter().map(Effect::action).collect();
+        assert_eq!(
+            actions,
+            ["action:label", "action:comment", "action:close-pr"]
+        );
     }
 
     #[test]

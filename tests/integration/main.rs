@@ -16,6 +16,7 @@ mod hostile;
 mod ledger;
 mod registry;
 mod release;
+mod release_trust;
 mod review;
 mod state;
 mod state_v21;
