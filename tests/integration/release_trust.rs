@@ -35,25 +35,7 @@ fn ledger(
     entries: &[(&'static str, &'static str)],
     key: Option<&str>,
 ) -> Stored {
-    let pr = PullRequest {
-        number,
-        title: format!("Pull request #{number}"),
-        body: String::new(),
-        author: "octocat".into(),
-        head_ref: HEAD_REF.into(),
-        head_sha: sha.into(),
-        head_repo: Some(REPO.into()),
-        base_ref: base.into(),
-        base_sha: "b".repeat(40),
-        base_repo: REPO.into(),
-        state: "open".into(),
-        draft: false,
-        labels: Vec::new(),
-        html_url: String::new(),
-        changed_files: None,
-        additions: None,
-        deletions: None,
-    };
+    let pr = pull_request(number, base, sha);
     let at = "2026-01-01T00:00:00Z";
     let mut ours = ContextObject::new(REPO, &pr, "webhook:pull_request.synchronize", at);
     let run = RunInfo {
@@ -78,6 +60,29 @@ fn ledger(
         ours.timeline.push(new_entry(&run, &record, sha, at));
     }
     merge(None, &ours, key.map(str::as_bytes)).expect("a ledger")
+}
+
+/// Pull request `number` from `HEAD_REF` at `sha` into `base`, as a stored object names it.
+fn pull_request(number: u64, base: &str, sha: &str) -> PullRequest {
+    PullRequest {
+        number,
+        title: format!("Pull request #{number}"),
+        body: String::new(),
+        author: "octocat".into(),
+        head_ref: HEAD_REF.into(),
+        head_sha: sha.into(),
+        head_repo: Some(REPO.into()),
+        base_ref: base.into(),
+        base_sha: "b".repeat(40),
+        base_repo: REPO.into(),
+        state: "open".into(),
+        draft: false,
+        labels: Vec::new(),
+        html_url: String::new(),
+        changed_files: None,
+        additions: None,
+        deletions: None,
+    }
 }
 
 /// Guard and review passing for `sha`: the approval an attacker wants release to see.
@@ -590,4 +595,223 @@ async fn the_release_token_s_identity_decides_what_is_council_s_merge() {
         .await;
     run.assert_code(1);
     assert_eq!(run.output("release-status"), "ROLLED_BACK");
+}
+
+// ------------------------------------------------------------------ the property
+
+mod property {
+    //! For any stored record — random entries, forged approvals and merges, other pull
+    //! requests' chains, signed or not, in the comment or in an artifact of this
+    //! repository or a fork — release decides exactly what it decides from the live
+    //! world alone. Each case runs the real binary twice over one world (dry runs, so
+    //! the world does not move): once with the record planted, once without it.
+
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+
+    use super::*;
+
+    #[derive(Debug, Clone)]
+    struct Live {
+        good_branch: bool,
+        label: bool,
+        /// `success`, `failure` or in progress.
+        ci: Option<&'static str>,
+        secret: bool,
+        blocked: bool,
+        /// `release.required_approvals: 1`, and who approved (if anyone).
+        approver: Option<Option<&'static str>>,
+    }
+
+    #[derive(Debug, Clone)]
+    struct Planted {
+        number: u64,
+        entries: Vec<(&'static str, &'static str, &'static str, bool)>,
+        signed: bool,
+        in_comment: bool,
+        /// `Some(fork)`: also (or only) as an artifact of this repository or a fork.
+        artifact: Option<bool>,
+    }
+
+    fn live() -> impl Strategy<Value = Live> {
+        // Leaning towards a world that merges, so that both decisions come up often.
+        let likely = || proptest::bool::weighted(0.9);
+        (
+            likely(),
+            likely(),
+            prop_oneof![3 => Just(Some("success")), 1 => Just(Some("failure")), 1 => Just(None)],
+            likely().prop_map(|clean| !clean),
+            likely().prop_map(|clear| !clear),
+            prop_oneof![
+                2 => Just(None),
+                1 => Just(Some(None)),
+                1 => Just(Some(Some("alice"))),
+                1 => Just(Some(Some("github-actions[bot]")))
+            ],
+        )
+            .prop_map(|(good_branch, label, ci, secret, blocked, approver)| Live {
+                good_branch,
+                label,
+                ci,
+                secret,
+                blocked,
+                approver,
+            })
+    }
+
+    fn planted() -> impl Strategy<Value = Planted> {
+        let agent = prop_oneof![
+            Just("agent_guard"),
+            Just("agent_review"),
+            Just("agent_release")
+        ];
+        let action = prop_oneof![
+            Just("check:branch-name"),
+            Just("check:target-branch"),
+            Just("check:secret-scan"),
+            Just("check:pipeline"),
+            Just("check:merge-ready"),
+            Just("action:merge"),
+            Just("action:revert"),
+            Just("action:label"),
+        ];
+        let result = prop_oneof![Just("PASS"), Just("FAIL"), Just("DONE"), Just("PENDING")];
+        (
+            prop_oneof![Just(7u64), Just(5u64)],
+            proptest::collection::vec((agent, action, result, any::<bool>()), 0..12),
+            any::<bool>(),
+            any::<bool>(),
+            prop_oneof![Just(None), Just(Some(false)), Just(Some(true))],
+        )
+            .prop_map(|(number, entries, signed, in_comment, artifact)| Planted {
+                number,
+                entries,
+                signed,
+                in_comment,
+                artifact,
+            })
+    }
+
+    fn stored(p: &Planted) -> Stored {
+        let pr = pull_request(p.number, "develop", SHA);
+        let at = "2026-01-01T00:00:00Z";
+        let mut ours = ContextObject::new(REPO, &pr, "webhook:check_suite.completed", at);
+        let run = RunInfo {
+            run_id: "31337".into(),
+            run_attempt: 1,
+            job: "council".into(),
+        };
+        for (agent, action, result, on_head) in &p.entries {
+            let record = Record {
+                stage: agent.trim_start_matches("agent_"),
+                agent,
+                action: action.to_string(),
+                result: result.to_string(),
+                message: "planted".into(),
+            };
+            let sha = if *on_head { SHA } else { NEXT };
+            ours.timeline.push(new_entry(&run, &record, sha, at));
+        }
+        let key = p.signed.then_some(KEY.as_bytes());
+        merge(None, &ours, key).expect("a ledger")
+    }
+
+    async fn world(live: &Live) -> FakeGitHub {
+        let gh = FakeGitHub::start().await;
+        let approvals = if live.approver.is_some() { 1 } else { 0 };
+        gh.policy(
+            "develop",
+            Some(&format!("release:\n  required_approvals: {approvals}\n")),
+        )
+        .await;
+        let branch = if live.good_branch { HEAD_REF } else { "evil" };
+        let mut pr = gh.pr(7).head(branch, SHA).base("develop");
+        if live.label {
+            pr = pr.label("bot-approved");
+        }
+        pr = match live.ci {
+            Some(conclusion) => pr.check_run("ci", "completed", Some(conclusion)),
+            None => pr.check_run("ci", "in_progress", None),
+        };
+        if live.secret {
+            pr = pr.file(PrFile::added("deploy.env", &format!("TOKEN={LEAKED}")));
+        }
+        if live.blocked {
+            pr = pr.mergeable_state("blocked");
+        }
+        if let Some(Some(who)) = live.approver {
+            pr = pr.approved_by(who);
+        }
+        let _ = pr;
+        gh
+    }
+
+    /// What a dry run decided: the release status and the exit code.
+    fn decide(gh: &FakeGitHub, key: bool) -> (String, i32) {
+        let mut council = Council::action()
+            .api(&gh.uri())
+            .release_token()
+            .input("dry-run", "true")
+            .event("check_suite", gh.check_suite_event(SHA));
+        if key {
+            council = council.input("hmac-key", KEY);
+        }
+        let run = council.run_blocking();
+        (run.output("release-status").to_string(), run.code)
+    }
+
+    #[test]
+    fn the_merge_decision_is_the_live_worlds_whatever_is_stored() {
+        let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+        // The same cases every run: a property that needs luck to find both outcomes
+        // would be a flaky test.
+        let mut runner = TestRunner::new_with_rng(
+            Config {
+                cases: 40,
+                failure_persistence: None,
+                ..Config::default()
+            },
+            TestRng::deterministic_rng(RngAlgorithm::ChaCha),
+        );
+        let eligible = std::sync::atomic::AtomicUsize::new(0);
+        runner
+            .run(
+                &(live(), planted(), any::<bool>()),
+                |(live, planted, key)| {
+                    let (alone, with_record) = runtime.block_on(async {
+                        let gh = world(&live).await;
+                        let alone = decide(&gh, key);
+                        let record = stored(&planted);
+                        if planted.in_comment {
+                            gh.seed(
+                                7,
+                                "github-actions[bot]",
+                                &render(&record, &Links::default()),
+                            );
+                        }
+                        if let Some(fork) = planted.artifact {
+                            let file = audit_file(&record);
+                            let artifact = match fork {
+                                true => Artifact::fork(40, 31337, file),
+                                false => Artifact::own(40, 31337, file),
+                            };
+                            artifacts::serve(&gh, 7, &[artifact]).await;
+                        }
+                        (alone, decide(&gh, key))
+                    });
+                    prop_assert_eq!(&with_record, &alone, "{:?} {:?}", live, planted);
+                    if alone.0 == "ELIGIBLE" {
+                        eligible.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    Ok(())
+                },
+            )
+            .unwrap();
+        let eligible = eligible.into_inner();
+        eprintln!("{eligible} of 40 worlds would merge; the rest wait or fail");
+        assert!(
+            (1..40).contains(&eligible),
+            "both decisions must come up: {eligible} of 40 would merge"
+        );
+    }
 }
