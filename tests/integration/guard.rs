@@ -542,12 +542,9 @@ fn the_readme_first_command_passes() {
         })
         .collect();
     let dir = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_council"))
-        .args(&args)
-        .current_dir(dir.path())
-        .env_clear()
-        .output()
-        .unwrap();
+    let mut readme_run = std::process::Command::new(env!("CARGO_BIN_EXE_council"));
+    readme_run.args(&args).current_dir(dir.path()).env_clear();
+    let out = crate::support::output_within(readme_run, crate::support::RUN_TIMEOUT);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(
         out.status.code(),

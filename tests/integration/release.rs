@@ -1118,7 +1118,13 @@ async fn release_request_budget_figures() {
     }
 
     let mut lines = Vec::new();
-    for (checks, files) in [(10usize, 10usize), (10, 100), (100, 10), (100, 100), (1_000, 100)] {
+    for (checks, files) in [
+        (10usize, 10usize),
+        (10, 100),
+        (100, 10),
+        (100, 100),
+        (1_000, 100),
+    ] {
         let (mut from_start, mut from_event) = (Vec::new(), Vec::new());
         let mut counts = (0, 0, 0);
         for _ in 0..3 {

@@ -193,7 +193,7 @@ impl Council {
                 cmd.arg("--event").arg(&path).arg("--event-name").arg(name);
             }
         }
-        let out = cmd.output().expect("council runs");
+        let out = output_within(cmd, RUN_TIMEOUT);
         Run {
             code: out.status.code().unwrap_or(-1),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -258,6 +258,65 @@ impl Run {
             let text = std::fs::read_to_string(&entry).unwrap_or_default();
             assert!(!text.contains(secret), "secret in {}", entry.display());
         }
+    }
+}
+
+/// Longer than any run of the product takes (its own deadline for all waiting together
+/// is 5 minutes, and tests shorten retries to a millisecond): a run still going after
+/// this is a hang, and fails the test instead of stalling the suite.
+pub const RUN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Runs `cmd` to the end like `Command::output`, killing it (and failing the test, with
+/// what it printed so far) when it takes longer than `limit`.
+pub fn output_within(mut cmd: Command, limit: std::time::Duration) -> std::process::Output {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("council starts");
+    // Both pipes drain on their own threads, so a chatty run never blocks on a full pipe.
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let stderr = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("council's status") {
+            break status;
+        }
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            let out = String::from_utf8_lossy(&stdout.join().unwrap_or_default()).into_owned();
+            let err = String::from_utf8_lossy(&stderr.join().unwrap_or_default()).into_owned();
+            panic!("council did not finish within {limit:?}\nstdout:\n{out}\nstderr:\n{err}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    std::process::Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
     }
 }
 
