@@ -51,7 +51,7 @@ pub(crate) enum Node {
         start: usize,
         /// After `]`, or after the last item (trailing comments are not part of it).
         end: usize,
-        /// Column (0-based) of a block sequence's `-`.
+        /// Column (0-based) of a block sequence's `-` (0 for a flow sequence).
         indent: usize,
         items: Vec<Item>,
         at: At,
@@ -277,12 +277,20 @@ fn read_value(events: &mut Events<'_>) -> Result<Node, ReadError> {
             }
             // A block sequence's event points at its first `-`, or, for a sequence at the
             // key's own indentation, at the first item's content: step back to the dash.
-            let start = if flow {
-                start
+            // Only a block list has an indentation (the writer keeps it); a flow list may
+            // share one long line with thousands of others, and a search back to the
+            // line's start for each of them was quadratic.
+            let (start, indent) = if flow {
+                (start, 0)
             } else {
-                dash_before(events.yaml, start)
+                let dash = dash_before(events.yaml, start);
+                let line_start = events
+                    .yaml
+                    .get(..dash)
+                    .and_then(|head| head.rfind('\n'))
+                    .map_or(0, |i| i + 1);
+                (dash, dash - line_start)
             };
-            let indent = start - events.yaml[..start].rfind('\n').map_or(0, |i| i + 1);
             Ok(Node::Seq {
                 flow,
                 start,
