@@ -34,6 +34,7 @@ pub use fields::{Field, Fields, Status, Timestamp};
 pub use problem::{MAX_PROBLEMS, Problem};
 pub use split::Format;
 pub use time::parse_timestamp;
+pub use yaml::MAX_NODES;
 
 use crate::secrets::find_secrets;
 use problem::{At, Problems};
@@ -135,7 +136,10 @@ pub fn validate(path: &str, text: &str) -> Result<ContextFile, Vec<Problem>> {
         }
     };
     let yaml = text.get(layout.yaml.clone()).unwrap_or("");
-    let doc = match yaml::read(yaml, layout.yaml_first_line) {
+    // Only the RFC's fields are typed; the values of other keys are walked, not built.
+    let doc = match yaml::read(yaml, layout.yaml_first_line, |key| {
+        Field::from_name(key).is_some()
+    }) {
         Ok(doc) => Some(doc),
         Err(error) => {
             let field = error.field.as_deref().unwrap_or(container);
