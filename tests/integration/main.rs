@@ -7,6 +7,7 @@ mod agent_state_corpus;
 mod artifact;
 mod cli;
 mod context;
+mod context_worst;
 mod faults;
 mod forgery;
 mod fuzz_seeds;
