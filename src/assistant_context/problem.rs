@@ -1,13 +1,16 @@
 //! What is wrong with an ASSISTANT_CONTEXT file, in the terms a reader fixes it by: the
 //! file, the 1-based line and column, the field, and what to change. A problem never
 //! quotes a value that could be a secret; messages about values quote only values whose
-//! type or format is wrong, never a text field's content.
+//! type or format is wrong, never a text field's content, and whatever they quote (keys
+//! included) is redacted ([`crate::redact::shown`]) on the way out.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 use std::fmt;
 
 use serde::Serialize;
+
+use crate::redact::shown;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Problem {
@@ -138,7 +141,9 @@ impl Problems {
         self.kept.is_empty()
     }
 
-    /// In reading order, the count of the unlisted ones last.
+    /// In reading order, the count of the unlisted ones last. Fields and messages are
+    /// redacted here, once per listed problem: keys and values are quoted into them, and
+    /// a key can be a token.
     pub fn into_vec(self) -> Vec<Problem> {
         let file = self.file;
         let mut list: Vec<Problem> = self
@@ -149,8 +154,8 @@ impl Problems {
                 file: file.clone(),
                 line: k.key.0.line,
                 column: k.key.0.column,
-                field: k.field,
-                message: k.message,
+                field: shown(&k.field).into_owned(),
+                message: shown(&k.message).into_owned(),
             })
             .collect();
         if let Some((at, field)) = self.first_dropped {
@@ -158,7 +163,7 @@ impl Problems {
                 file,
                 line: at.line,
                 column: at.column,
-                field,
+                field: shown(&field).into_owned(),
                 message: format!(
                     "and {} more problem{} from here on, not listed (a file lists at most \
                      {MAX_PROBLEMS}); fix these and validate again",

@@ -15,6 +15,7 @@ mod guard;
 mod hardening;
 mod hostile;
 mod ledger;
+mod redaction;
 mod registry;
 mod release;
 mod review;
