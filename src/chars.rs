@@ -1,7 +1,7 @@
 //! Character-level facts about untrusted text, shared by the readers (`markdown`,
 //! `agent_state`) and the renderers (`render::text`): which characters hide, how to show
 //! them, which ones a reader may trim, and one newline form. It sits below both so that
-//! neither depends on the other.
+//! neither depends on the other (and above only `redact`, which every quote goes through).
 
 use std::borrow::Cow;
 
@@ -22,9 +22,12 @@ pub fn is_hidden_char(c: char) -> bool {
     c != '\n' && c != '\t' && is_invisible(c)
 }
 
-/// Replaces hidden characters with a visible `<U+XXXX>` so that messages never carry
-/// invisible text, and cuts the result to `max_chars` characters.
+/// Untrusted text as a message quotes it: token-shaped spans named by kind and length
+/// ([`crate::redact::shown`]), hidden characters as a visible `<U+XXXX>` so that
+/// messages never carry invisible text, cut to `max_chars` characters. Redaction comes
+/// before the cut, which could leave a prefix of a token that no longer looks like one.
 pub fn show_hidden(text: &str, max_chars: usize) -> String {
+    let text = crate::redact::shown(text);
     let mut out = String::new();
     for (count, c) in text.chars().enumerate() {
         if count >= max_chars {
@@ -73,6 +76,20 @@ mod tests {
         assert!(matches!(normalize_newlines("plain\n"), Cow::Borrowed(_)));
         assert_eq!(normalize_newlines("\r"), "\n");
         assert_eq!(normalize_newlines("\r\r\n"), "\n\n");
+    }
+
+    #[test]
+    fn a_token_is_redacted_before_the_cut() {
+        // Cut first, the 30-character prefix would no longer look like a token.
+        let token = "ghp_R8x2Lq9ZtV4mN7cJ1sK5wB3yH6dF0gPaE2uQ";
+        assert_eq!(
+            show_hidden(&format!("a {token}"), 30),
+            "a <GitHub token, 40 characters…"
+        );
+        assert_eq!(
+            show_hidden(&format!("{token}\u{200b}"), 60),
+            "<GitHub token, 40 characters><U+200B>"
+        );
     }
 
     #[test]

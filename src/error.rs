@@ -7,28 +7,32 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
+use crate::redact::shown;
 use crate::runner::Runner;
 
+/// Every message is shown through [`shown`]: errors quote flags, inputs, policy text and
+/// file contents, and reach the terminal, annotations, the step summary and `--json`;
+/// redacting where they are shown covers every way one is built.
 #[derive(Debug, Error)]
 pub enum Error {
     /// Wrong flags, inputs or environment: the user must change the invocation.
-    #[error("{0}")]
+    #[error("{}", shown(.0))]
     Usage(String),
 
     /// The event payload is unreadable or lacks a field the stage needs.
-    #[error("event {path}: {message}")]
+    #[error("event {}: {}", shown(path), shown(message))]
     Event { path: String, message: String },
 
     /// The policy file is invalid; `location` is `file:line:column` when known.
-    #[error("policy {location}: {message}")]
+    #[error("policy {}: {}", shown(location), shown(message))]
     Policy { location: String, message: String },
 
     /// Any other input that is not well formed (state blocks, memory JSON, audit files, ...).
-    #[error("{0}")]
+    #[error("{}", shown(.0))]
     Input(String),
 
     /// A local file could not be read or written.
-    #[error("{path}: {source}")]
+    #[error("{}: {source}", shown(&path.to_string_lossy()))]
     Io {
         path: PathBuf,
         #[source]
@@ -36,15 +40,15 @@ pub enum Error {
     },
 
     /// The GitHub API failed after bounded retries; the message says what to do.
-    #[error("{0}")]
+    #[error("{}", shown(.0))]
     Api(String),
 
     /// The artifact service failed after bounded retries.
-    #[error("{0}")]
+    #[error("{}", shown(.0))]
     Artifact(String),
 
     /// A verification found tampering (council verify).
-    #[error("{0}")]
+    #[error("{}", shown(.0))]
     Tampered(String),
 }
 

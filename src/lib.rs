@@ -18,6 +18,7 @@ pub mod jitter;
 pub mod markdown;
 pub mod plan;
 pub mod policy;
+pub mod redact;
 pub mod render;
 pub mod review;
 pub mod runner;

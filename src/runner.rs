@@ -139,7 +139,10 @@ pub fn workflow_command(level: Level, title: &str, message: &str) -> String {
 /// no line of the command can start a second one. Every other [control](is_control) is
 /// shown as `<U+XXXX>`: the runner would decode no `%XX` form of it (the text would read
 /// `%1B`), and the `<U+XXXX>` form is how the product shows hidden characters elsewhere.
+/// Token-shaped text is redacted ([`crate::redact::shown`]): messages are redacted where
+/// they quote input, and every log line is checked once more on its way out.
 pub fn escape_data(s: &str) -> String {
+    let s = crate::redact::shown(s);
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -180,8 +183,10 @@ fn terminal_line(level: Level, title: &str, message: &str) -> String {
     )
 }
 
-/// Text for a terminal: line breaks kept, every other control shown as `<U+XXXX>`.
+/// Text for a terminal: line breaks kept, every other control shown as `<U+XXXX>`, and
+/// token-shaped text redacted as in [`escape_data`].
 fn terminal_text(s: &str) -> String {
+    let s = crate::redact::shown(s);
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -211,6 +216,20 @@ mod tests {
     fn delimiters_never_occur_in_the_value() {
         let d = delimiter_for("ghadelimiter_");
         assert!(d.starts_with("ghadelimiter_") && d.len() > 20);
+    }
+
+    #[test]
+    fn no_log_line_carries_a_token() {
+        let token = "ghp_R8x2Lq9ZtV4mN7cJ1sK5wB3yH6dF0gPaE2uQ";
+        let shown = "<GitHub token, 40 characters>";
+        assert_eq!(
+            workflow_command(Level::Error, token, &format!("bad {token}")),
+            format!("::error title={}::bad {shown}", shown.replace(',', "%2C"))
+        );
+        assert_eq!(
+            terminal_line(Level::Warning, "t", &format!("{token}\n")),
+            format!("warning: t: {shown}\n")
+        );
     }
 
     #[test]

@@ -24,7 +24,7 @@ impl Progress {
     /// Reads `60` or `60%` (surrounding whitespace allowed).
     pub fn parse(text: &str) -> Result<Progress, BlockError> {
         let error = || BlockError::Progress {
-            value: show_hidden(text.trim(), 20),
+            value: show_hidden(text.trim(), 40),
         };
         let trimmed = text.trim();
         let digits = trimmed.strip_suffix('%').unwrap_or(trimmed).trim_end();

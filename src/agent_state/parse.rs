@@ -30,7 +30,7 @@ use crate::agent_state::xml::{
     capture_element, check_attributes, describe, disallowed, element_name, next_event, position,
     read_text, reader, resolve_reference, stray,
 };
-use crate::chars::{is_ignorable_space, normalize_newlines};
+use crate::chars::{is_ignorable_space, normalize_newlines, show_hidden};
 
 /// A block as read, with what the lenient reader took as literal text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -162,7 +162,7 @@ fn check_root(start: &BytesStart<'_>) -> Result<(), BlockError> {
     let name = element_name(start)?;
     if name != ROOT {
         return Err(BlockError::NotAgentState {
-            found: format!("<{name}>"),
+            found: format!("<{}>", show_hidden(name, 60)),
         });
     }
     check_attributes(start)
@@ -212,6 +212,32 @@ mod tests {
 
     fn parse(xml: &str) -> Result<AgentState, BlockError> {
         parse_block(xml)
+    }
+
+    #[test]
+    fn errors_name_a_token_in_the_block_by_kind_and_length_only() {
+        let token = "ghp_R8x2Lq9ZtV4mN7cJ1sK5wB3yH6dF0gPaE2uQ";
+        for xml in [
+            format!("<agent-state><progress>{token}</progress></agent-state>"),
+            format!("<agent-state>{token}</agent-state>"),
+            format!("<agent-state><intent>&{token};</intent></agent-state>"),
+            format!("<{token}></{token}>"),
+        ] {
+            let message = parse(&xml).err().map(|e| e.to_string());
+            let message = message.unwrap_or_else(|| panic!("{xml} should be refused"));
+            assert!(!message.contains("ghp_R8x2"), "{xml}: {message}");
+        }
+        let error = parse(&format!(
+            "<agent-state><progress>{token}</progress></agent-state>"
+        ));
+        assert_eq!(
+            error.map_err(|e| e.to_string()),
+            Err(
+                "`<progress>` is `<GitHub token, 40 characters>`; expected a whole number \
+                 from 0 to 100, optionally followed by `%`"
+                    .to_owned()
+            )
+        );
     }
 
     #[test]

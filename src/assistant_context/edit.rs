@@ -14,7 +14,7 @@ use serde_saphyr::granit_parser::ScalarStyle;
 
 use super::fields::{Field, Kind, Status, resolve_plain};
 use super::time::parse_timestamp;
-use super::yaml::{Node, Root, Scalar};
+use super::yaml::{Node, Root, Scalar, Seq};
 use super::{ContextFile, Problem, file_range, validate};
 
 /// A field's new value: lists for `files_changed`/`next_steps`, text for the rest.
@@ -136,16 +136,14 @@ impl ContextFile {
             (Node::Scalar(scalar), FieldValue::List(items)) => {
                 self.replace_scalar(entry, scalar, render_flow_list(items))
             }
-            (
-                Node::Seq {
+            (Node::Seq(seq), FieldValue::List(items)) => {
+                let Seq {
                     flow,
                     start,
                     end,
                     indent,
                     ..
-                },
-                FieldValue::List(items),
-            ) => {
+                } = &**seq;
                 if *flow {
                     return Splice {
                         range: file_range(&self.layout, *start..*end),

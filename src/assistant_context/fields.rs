@@ -236,12 +236,14 @@ pub(crate) fn set(fields: &mut Fields, field: Field, node: &Node) -> Result<(), 
         Node::Map { at } => {
             return Err(problem(*at, expected(field, "a mapping")));
         }
-        Node::Seq { items, at, .. } => {
+        // Known fields are always read; a value left unread has no type to check.
+        Node::Unread { .. } => return Ok(()),
+        Node::Seq(seq) => {
             if !field.is_list() {
-                return Err(problem(*at, expected(field, "a list")));
+                return Err(problem(seq.at, expected(field, "a list")));
             }
-            let mut values = Vec::with_capacity(items.len());
-            for (index, item) in items.iter().enumerate() {
+            let mut values = Vec::with_capacity(seq.items.len());
+            for (index, item) in seq.items.iter().enumerate() {
                 match item {
                     Item::Other { at, what } => {
                         return Err(problem(

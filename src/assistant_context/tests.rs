@@ -436,6 +436,18 @@ fn huge_and_deep_documents_are_refused_quickly() {
     assert!(problems("ASSISTANT_CONTEXT.md", &deep(100))[0].contains("nests deeper than 64"));
     // The parser's own limit stops far deeper input before any walk.
     assert!(problems("ASSISTANT_CONTEXT.md", &deep(100_000))[0].contains("recursion limit"));
+    // Reading stops at the values budget, wherever the values are.
+    let many = |n: usize| format!("---\nid: a\nextra: [{}]\n---\n", "b,".repeat(n));
+    assert!(ok("ASSISTANT_CONTEXT.md", &many(MAX_NODES - 5)).unknown_fields() == ["extra"]);
+    assert_eq!(
+        problems("ASSISTANT_CONTEXT.md", &many(MAX_NODES - 4)),
+        [format!(
+            "ASSISTANT_CONTEXT.md:3:{}: `extra`: the YAML holds more than {MAX_NODES} values \
+             (keys, values and list items), the limit for a context file; keep it to the \
+             session's context and link to bulk data",
+            9 + 2 * (MAX_NODES - 5)
+        )]
+    );
 }
 
 /// A front matter made of known and unknown entries in random styles.

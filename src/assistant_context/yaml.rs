@@ -13,6 +13,12 @@ use super::problem::At;
 /// Nesting deeper than this is refused (a hand-written context file nests two levels).
 pub(crate) const MAX_DEPTH: usize = 64;
 
+/// More YAML values than this (keys, values and list items, at any depth) are refused,
+/// and reading stops there. The parser's time grows with their number, not with bytes:
+/// 1 MiB of `a:` lines is 700,000 values, which took twice the 100 ms a file may take.
+/// A hand-written file holds dozens; a `files_changed` of 90,000 paths still fits.
+pub const MAX_NODES: usize = 100_000;
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Scalar {
     pub value: String,
@@ -43,23 +49,33 @@ pub(crate) enum Item {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Seq {
+    pub flow: bool,
+    /// The `[` or the first item's `-`.
+    pub start: usize,
+    /// After `]`, or after the last item (trailing comments are not part of it).
+    pub end: usize,
+    /// Column (0-based) of a block sequence's `-` (0 for a flow sequence).
+    pub indent: usize,
+    pub items: Vec<Item>,
+    pub at: At,
+}
+
+/// A top-level value. Scalars and lists are boxed: a file can hold 200,000 entries,
+/// most of them small, and an entry as large as its largest kind of value made their
+/// list the biggest allocation of a validation.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Node {
-    Scalar(Scalar),
-    Seq {
-        flow: bool,
-        /// The `[` or the first item's `-`.
-        start: usize,
-        /// After `]`, or after the last item (trailing comments are not part of it).
-        end: usize,
-        /// Column (0-based) of a block sequence's `-`.
-        indent: usize,
-        items: Vec<Item>,
-        at: At,
-    },
+    Scalar(Box<Scalar>),
+    Seq(Box<Seq>),
     Map {
         at: At,
     },
     Alias {
+        at: At,
+    },
+    /// The value of a key nobody reads (see [`read`]'s `kept`): walked, not built.
+    Unread {
         at: At,
     },
 }
@@ -68,7 +84,8 @@ impl Node {
     pub fn at(&self) -> At {
         match self {
             Node::Scalar(s) => s.at,
-            Node::Seq { at, .. } | Node::Map { at } | Node::Alias { at } => *at,
+            Node::Seq(seq) => seq.at,
+            Node::Map { at } | Node::Alias { at } | Node::Unread { at } => *at,
         }
     }
 }
@@ -108,8 +125,14 @@ pub(crate) struct ReadError {
     pub message: String,
 }
 
-/// Positions: `first_line` is the file line of the text's first line.
-pub(crate) fn read(yaml: &str, first_line: usize) -> Result<Doc, ReadError> {
+/// Positions: `first_line` is the file line of the text's first line. Only the values
+/// of keys for which `kept` holds are built; the others are walked (still checked as
+/// YAML and for depth) and kept as [`Node::Unread`].
+pub(crate) fn read(
+    yaml: &str,
+    first_line: usize,
+    kept: impl Fn(&str) -> bool,
+) -> Result<Doc, ReadError> {
     let mut events = Events {
         yaml,
         parser: Parser::new_from_str(yaml),
@@ -119,6 +142,7 @@ pub(crate) fn read(yaml: &str, first_line: usize) -> Result<Doc, ReadError> {
             column: 1,
         },
         last_end: 0,
+        nodes: 0,
     };
     let mut doc = Doc {
         root: Root::Empty,
@@ -143,7 +167,7 @@ pub(crate) fn read(yaml: &str, first_line: usize) -> Result<Doc, ReadError> {
                     indent: span.start.col(),
                 }
             };
-            let close = read_entries(&mut events, &mut doc.entries)?;
+            let close = read_entries(&mut events, &mut doc.entries, &kept)?;
             if let Root::Flow { close: c } = &mut doc.root {
                 *c = close;
             }
@@ -178,7 +202,11 @@ pub(crate) fn read(yaml: &str, first_line: usize) -> Result<Doc, ReadError> {
 }
 
 /// Reads `key: value` pairs up to the mapping's end; returns the end's offset.
-fn read_entries(events: &mut Events<'_>, entries: &mut Vec<Entry>) -> Result<usize, ReadError> {
+fn read_entries(
+    events: &mut Events<'_>,
+    entries: &mut Vec<Entry>,
+    kept: &impl Fn(&str) -> bool,
+) -> Result<usize, ReadError> {
     loop {
         let (event, span) = events.next()?;
         let (key, key_span) = match event {
@@ -203,7 +231,12 @@ fn read_entries(events: &mut Events<'_>, entries: &mut Vec<Entry>) -> Result<usi
             }
         };
         let key_at = events.at(key_span);
-        let value = read_value(events).map_err(|mut e| {
+        let value = if kept(&key) {
+            read_value(events)
+        } else {
+            skip_value(events)
+        };
+        let value = value.map_err(|mut e| {
             e.field.get_or_insert_with(|| key.clone());
             e
         })?;
@@ -220,13 +253,13 @@ fn read_value(events: &mut Events<'_>) -> Result<Node, ReadError> {
     let (event, span) = events.next()?;
     let at = events.at(span);
     match event {
-        Event::Scalar(value, style, _, tag) => Ok(Node::Scalar(Scalar {
+        Event::Scalar(value, style, _, tag) => Ok(Node::Scalar(Box::new(Scalar {
             value: value.into_owned(),
             style,
             tag: tag.map(|t| classify_tag(&t)),
             span: offset(span.start)..offset(span.end),
             at,
-        })),
+        }))),
         Event::SequenceStart(style, ..) => {
             let flow = style == StructureStyle::Flow;
             let start = offset(span.start);
@@ -277,20 +310,28 @@ fn read_value(events: &mut Events<'_>) -> Result<Node, ReadError> {
             }
             // A block sequence's event points at its first `-`, or, for a sequence at the
             // key's own indentation, at the first item's content: step back to the dash.
-            let start = if flow {
-                start
+            // Only a block list has an indentation (the writer keeps it); a flow list may
+            // share one long line with thousands of others, and a search back to the
+            // line's start for each of them was quadratic.
+            let (start, indent) = if flow {
+                (start, 0)
             } else {
-                dash_before(events.yaml, start)
+                let dash = dash_before(events.yaml, start);
+                let line_start = events
+                    .yaml
+                    .get(..dash)
+                    .and_then(|head| head.rfind('\n'))
+                    .map_or(0, |i| i + 1);
+                (dash, dash - line_start)
             };
-            let indent = start - events.yaml[..start].rfind('\n').map_or(0, |i| i + 1);
-            Ok(Node::Seq {
+            Ok(Node::Seq(Box::new(Seq {
                 flow,
                 start,
                 end,
                 indent,
                 items,
                 at,
-            })
+            })))
         }
         Event::MappingStart(..) => {
             events.skip_open(1)?;
@@ -302,6 +343,23 @@ fn read_value(events: &mut Events<'_>) -> Result<Node, ReadError> {
             &format!("expected a value but found {}", describe(&other)),
         )),
     }
+}
+
+/// Walks one value without building it.
+fn skip_value(events: &mut Events<'_>) -> Result<Node, ReadError> {
+    let (event, span) = events.next()?;
+    let at = events.at(span);
+    match event {
+        Event::Scalar(..) | Event::Alias(_) => {}
+        Event::SequenceStart(..) | Event::MappingStart(..) => events.skip_open(1)?,
+        other => {
+            return Err(events.error(
+                span,
+                &format!("expected a value but found {}", describe(&other)),
+            ));
+        }
+    }
+    Ok(Node::Unread { at })
 }
 
 /// The `-` at or before `offset`, past spaces (the offset itself when there is none).
@@ -356,6 +414,8 @@ struct Events<'a> {
     last: At,
     /// Where the last event read ends.
     last_end: usize,
+    /// Values read so far, against [`MAX_NODES`].
+    nodes: usize,
 }
 
 impl<'a> Events<'a> {
@@ -374,6 +434,25 @@ impl<'a> Events<'a> {
                 Some(Ok((event, span))) => {
                     self.last = self.at(span);
                     self.last_end = offset(span.end);
+                    if matches!(
+                        event,
+                        Event::Scalar(..)
+                            | Event::Alias(_)
+                            | Event::SequenceStart(..)
+                            | Event::MappingStart(..)
+                    ) {
+                        self.nodes += 1;
+                        if self.nodes > MAX_NODES {
+                            return Err(self.error(
+                                span,
+                                &format!(
+                                    "the YAML holds more than {MAX_NODES} values (keys, values \
+                                     and list items), the limit for a context file; keep it to \
+                                     the session's context and link to bulk data"
+                                ),
+                            ));
+                        }
+                    }
                     return Ok((event, span));
                 }
             }

@@ -71,8 +71,17 @@ impl std::fmt::Display for ReportError {
     }
 }
 
-/// Parses and validates a report (JSON with comments allowed).
+/// Parses and validates a report (JSON with comments allowed). A refusal's field and
+/// message are redacted ([`crate::redact::shown`]): they quote member names and values,
+/// and reach a warning on the registry, the MCP reply and `council report`'s error.
 pub fn parse_report(text: &str) -> Result<Report, ReportError> {
+    read(text).map_err(|e| ReportError {
+        field: crate::redact::shown(&e.field).into_owned(),
+        message: crate::redact::shown(&e.message).into_owned(),
+    })
+}
+
+fn read(text: &str) -> Result<Report, ReportError> {
     let value = strict_json::parse(text).map_err(|e| ReportError {
         field: String::new(),
         message: format!("not valid JSON at {e}"),

@@ -181,6 +181,10 @@ pub fn shell_word(s: &str) -> String {
 }
 
 /// A sentence built from prose and values; values stay literal in every rendering.
+/// Every part is redacted ([`crate::redact::shown`]) as it is added: a message goes to
+/// annotations, outputs, the audit file and comments that are hash-chained and cannot
+/// be edited later, so a token must not get in at all. Prose is redacted too, because
+/// callers format user input into it as well.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Message {
     parts: Vec<Part>,
@@ -200,17 +204,17 @@ impl Message {
     }
 
     pub fn text(mut self, s: impl Into<String>) -> Self {
-        self.parts.push(Part::Text(s.into()));
+        self.parts.push(Part::Text(redacted(s.into())));
         self
     }
 
     pub fn value(mut self, s: impl Into<String>) -> Self {
-        self.parts.push(Part::Value(s.into()));
+        self.parts.push(Part::Value(redacted(s.into())));
         self
     }
 
     pub fn link(mut self, url: impl Into<String>) -> Self {
-        self.parts.push(Part::Link(url.into()));
+        self.parts.push(Part::Link(redacted(url.into())));
         self
     }
 
@@ -242,6 +246,14 @@ impl Message {
                 Part::Link(url) => literal(url),
             })
             .collect()
+    }
+}
+
+/// `s` itself when it holds no token (the common case: no copy).
+fn redacted(s: String) -> String {
+    match crate::redact::shown(&s) {
+        std::borrow::Cow::Borrowed(_) => s,
+        std::borrow::Cow::Owned(shown) => shown,
     }
 }
 
@@ -298,6 +310,27 @@ mod tests {
         assert_eq!(
             m.markdown(),
             "Branch <code>&lt;img src=x&gt;&#124;&#64;x</code> matches no rule."
+        );
+    }
+
+    #[test]
+    fn no_part_of_a_message_carries_a_token() {
+        let token = "ghp_R8x2Lq9ZtV4mN7cJ1sK5wB3yH6dF0gPaE2uQ";
+        let m = Message::new()
+            .text(format!("Branch {token}/x "))
+            .value(format!("{token}/x"))
+            .link(format!("https://example.com/?t={token}"));
+        for rendered in [m.plain(), m.markdown()] {
+            assert!(!rendered.contains("ghp_R8x2"), "{rendered}");
+            assert!(
+                rendered.contains("GitHub token, 40 characters"),
+                "{rendered}"
+            );
+        }
+        assert_eq!(
+            m.plain(),
+            "Branch <GitHub token, 40 characters>/x \"<GitHub token, 40 characters>/x\"\
+             https://example.com/?t=<GitHub token, 40 characters>"
         );
     }
 
