@@ -6,8 +6,9 @@
 //!   OWNER/MEMBER/COLLABORATOR, the token's identity, `trusted-authors`); blocks in
 //!   others are counted, never parsed.
 //! - An invalid report is a warning naming its comment and field. When no valid report
-//!   of that agent exists but its `agentId` can be read, the agent is listed without a
-//!   score, so a broken report is visible rather than silently gone.
+//!   of that agent exists but its `agentId` can be read (and is not itself a token), the
+//!   agent is listed without a score, so a broken report is visible rather than
+//!   silently gone. A report holding a token anywhere is invalid.
 //! - Several reports of one agent (different tokens, hand-posted copies): the latest
 //!   `reportTimestamp` that is not in the future counts, then the newest comment; the
 //!   others are counted as superseded.
@@ -67,7 +68,11 @@ pub fn collect(
                     "ignored the context report in {}: {error}",
                     comment.html_url
                 ));
-                if let Some(agent) = claimed_agent(block) {
+                // An id that is itself a token is not listed: the ranking goes to the
+                // job summary, the `--json` output and maybe a label.
+                if let Some(agent) = claimed_agent(block)
+                    && !crate::secrets::contains_secret(&agent)
+                {
                     broken
                         .entry(agent)
                         .or_insert_with(|| (error.to_string(), comment.html_url.to_owned()));

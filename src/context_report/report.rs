@@ -264,6 +264,23 @@ fn read(text: &str) -> Result<Report, ReportError> {
             m.timestamp(&at, "oldestMessage")?;
         }
     }
+    // A token anywhere in a report would reach the registry issue (readable by everyone
+    // who can read the repository), `assign`'s ranking, its output and an `agent:` label:
+    // refused when posted, and ignored (a warning) when found on the registry.
+    let secrets: Vec<String> = crate::secrets::find_secrets(&value.to_string())
+        .iter()
+        .map(|m| m.kind.to_string())
+        .collect();
+    if !secrets.is_empty() {
+        return Err(ReportError {
+            field: String::new(),
+            message: format!(
+                "holds a secret ({}): a report is posted where everyone who can read the \
+                 repository reads it",
+                secrets.join(", ")
+            ),
+        });
+    }
     Ok(Report {
         agent_id,
         report_timestamp,

@@ -480,3 +480,35 @@ async fn a_5000_comment_registry_costs_its_comment_pages_plus_one_request() {
         "assign over 1,000 reports in 5,000 comments: {elapsed:?} for the whole run against the fake"
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_report_on_the_registry_that_holds_a_token_is_ignored_and_never_echoed() {
+    // Posted by a trusted hand (or another tool) straight onto the registry: `council
+    // report` would have refused it, `assign` must not spread it.
+    const TOKEN: &str = "ghp_Q7vLm2Xr9TnB4kWz8YdH3sJc6PfA1uEo5GiR";
+    let gh = world().await;
+    seed_registry(&gh);
+    for value in [
+        report(TOKEN, 1, 1, 999_999, &["T011"], &["Hello-World"]),
+        report("leaky-g", 1, 1, 999_999, &["T011"], &[TOKEN]),
+    ] {
+        gh.seed_as(
+            REGISTRY,
+            "octo-maintainer",
+            "MEMBER",
+            &posted_report(&value),
+        );
+    }
+    let run = assign(&gh).run().await;
+    run.assert_code(0);
+    assert_eq!(run.output("recommended-agent"), "claude-a");
+    let warnings: Vec<&str> = run
+        .annotations()
+        .into_iter()
+        .filter(|a| a.starts_with("::warning") && a.contains("holds a secret (GitHub token)"))
+        .collect();
+    assert_eq!(warnings.len(), 2, "{:?}", run.annotations());
+    run.assert_no_secret(TOKEN);
+    run.assert_no_secret(&TOKEN[4..16]);
+    assert!(labels(&gh, ISSUE).iter().all(|l| !l.contains("ghp_")));
+}
