@@ -37,7 +37,7 @@ fn diff() -> (Vec<FileChange>, usize) {
             }
             patch.push_str("\n+");
             if i % 997 == 0 && j == 3 {
-                patch.push_str("AWS_KEY = \"AKIAIOSFODNN7EXAMPLE\"");
+                patch.push_str("AWS_KEY = \"AKIAZ3MBQ7XK2LPW4NVD\"");
             } else {
                 patch.push_str(LINES[(i + j) % LINES.len()]);
             }
@@ -106,7 +106,7 @@ fn bench(c: &mut Criterion) {
         })
     };
     let result = review(&policy);
-    assert_eq!(result.gates.len(), 4, "every gate ran");
+    assert_eq!(result.gates.len(), 5, "every gate ran");
     let mut group = c.benchmark_group("review");
     group.sample_size(20);
     group.bench_function("decision_3000_files_100k_added_lines", |b| {

@@ -15,7 +15,14 @@ use crate::secrets::{SecretMatch, find_secrets};
 /// `<GitHub token, 40 characters>`); borrowed, with no allocation, when nothing matches,
 /// which the scanner's prefilter tells in one pass.
 pub fn shown(text: &str) -> Cow<'_, str> {
-    let found = find_secrets(text);
+    // The scanner leaves alone a token glued to a dotted name (`file.ico-…` is no
+    // token), but a message that quotes a field path (`review.ghp_…`) must not echo one:
+    // here a false positive only hides a harmless word, so dots count as separators.
+    // Same length, so the spans fit the original text.
+    let found = match text.contains('.') {
+        true => find_secrets(&text.replace('.', " ")),
+        false => find_secrets(text),
+    };
     if found.is_empty() {
         return Cow::Borrowed(text);
     }
@@ -57,8 +64,8 @@ mod tests {
     use super::*;
 
     const GITHUB: &str = "ghp_R8x2Lq9ZtV4mN7cJ1sK5wB3yH6dF0gPaE2uQ";
-    const AWS: &str = "AKIAQ3EGUY6TEXAMPLE7";
-    const SLACK: &str = "xoxb-2048-1024-R8x2Lq9ZtV4mN7cJ1s";
+    const AWS: &str = "AKIAQ3EGUY6TXK7P2MW7";
+    const SLACK: &str = "xoxb-4829173650284-7391846205731-Q7vLm2Xr9TnB4kWz8YdH3sJc";
 
     /// The marker of a text that is one token, named by whatever kind the scanner says.
     fn marker(token: &str) -> String {
@@ -97,11 +104,12 @@ mod tests {
             shown(&format!("{AWS} and {SLACK}.")),
             format!("{} and {}.", marker(AWS), marker(SLACK))
         );
-        let key = "-----BEGIN RSA PRIVATE KEY-----";
-        assert_eq!(
-            shown(&format!("{key}\nMIIE")),
-            format!("{}\nMIIE", marker(key))
-        );
+        // A key block counts with its body (a bare header is a stand-in).
+        let body = "MIIEpAIBAAKCAQEA7Q3hL0xZr9TnB4kWz8YdH3sJc6PfA1uEo5GiRq8LmXv2";
+        let key = format!("-----BEGIN RSA PRIVATE KEY-----\n{body}\n-----END RSA PRIVATE KEY-----");
+        let out = shown(&key);
+        assert!(out.starts_with('<') && !out.contains(&body[..12]), "{out}");
+        assert_eq!(find_secrets(&key)[0].kind.label(), "private key");
         let assignment = "db_password = \"hunter2-correct-horse\"";
         assert_eq!(
             shown(&format!("{assignment} here")),
@@ -117,11 +125,19 @@ mod tests {
         assert_eq!(
             out,
             "`<GitHub token, 40 characters>` appears twice; <GitHub token, 40 characters>: \
-             x (<GitHub token, 91 characters>)"
+             x (<GitHub fine-grained token, 91 characters>)"
         );
         for secret in [GITHUB, &pat] {
             assert!(!out.contains(&secret[..12]), "{out}");
         }
+    }
+
+    #[test]
+    fn a_token_in_a_dotted_path_goes_too() {
+        assert_eq!(
+            shown(&format!("review.{GITHUB}: unknown field")),
+            "review.<GitHub token, 40 characters>: unknown field"
+        );
     }
 
     #[test]
@@ -131,12 +147,13 @@ mod tests {
             "日本語 «<GitHub token, 40 characters>» ✓"
         );
         // Lengths count characters, not bytes.
-        let assignment = "secret = \"пароль-очень-секретный\"";
+        let assignment = "secret = \"пароль-Q7vLm2Xr9TnB4kWz8Yd\"";
         assert_eq!(
             shown(assignment),
             format!(
-                "<{}, 33 characters>",
-                find_secrets(assignment)[0].kind.label()
+                "<{}, {} characters>",
+                find_secrets(assignment)[0].kind.label(),
+                assignment.chars().count()
             )
         );
     }

@@ -252,7 +252,7 @@ mod tests {
         let found: Vec<_> = state.find_secrets().into_iter().map(|(f, _)| f).collect();
         assert_eq!(found, ["memory"]);
         let state = AgentState {
-            unknown: UnknownElement::from_xml("<input_request><question>use ghp_abcdefghijklmnopqrstuvwxyz0123456789</question></input_request>")
+            unknown: UnknownElement::from_xml("<input_request><question>use ghp_Tq7Lx2Vb9Nc4Wz8Hd1Rk6Mp3Js5Gf0Ya7Eu2</question></input_request>")
                 .into_iter()
                 .collect(),
             ..AgentState::default()

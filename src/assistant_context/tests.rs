@@ -358,7 +358,7 @@ fn a_secret_is_named_by_field_and_line_never_by_value() {
     let token = format!("ghp_{}", "a1B2".repeat(9));
     let text = format!(
         "---\nid: ctx\nnext_steps:\n  - \"use token {token}\"\n---\nLog: exported AWS key AKIA{}\n",
-        "ABCDEFGHIJKLMNOP"
+        "Q4TJ7WRX2MZK5LBN"
     );
     let found = problems("ASSISTANT_CONTEXT.md", &text);
     assert_eq!(
@@ -371,7 +371,7 @@ fn a_secret_is_named_by_field_and_line_never_by_value() {
     assert!(
         found
             .iter()
-            .all(|p| !p.contains(&token) && !p.contains("AKIAABCD"))
+            .all(|p| !p.contains(&token) && !p.contains("AKIAQ4TJ"))
     );
     // An edit that would write a secret is refused the same way.
     let file = ok("ASSISTANT_CONTEXT.md", RFC_EXAMPLE);

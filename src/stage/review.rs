@@ -184,7 +184,7 @@ mod tests {
 
     #[test]
     fn secrets_in_added_lines_only_never_the_value() {
-        let token = "ghp_0123456789abcdefghijABCDEFGHIJ0123456789";
+        let token = "ghp_8fK2mQ7xR4vN9cT1wL6pZ3bH5sJ0dY2gU7aE";
         let removed = file(
             "cfg.env",
             "modified",
@@ -205,7 +205,7 @@ mod tests {
         let r = review(&Review::default(), vec![added], &[]);
         let message = r.gates[0].timeline_message();
         assert!(
-            !message.contains(token) && !message.contains("ghp_0123"),
+            !message.contains(token) && !message.contains("ghp_8fK2"),
             "{message}"
         );
         insta::assert_snapshot!(r.gates[0].message.plain(), @r#"Found 1 secret in added lines: "cfg.env" line 6 (GitHub token)."#);

@@ -236,7 +236,7 @@ async fn a_huge_reply_is_refused_at_once_and_an_echoed_token_is_redacted() {
     Mock::given(method("GET"))
         .and(path(format!("/repos/{REPO}/contents/.github/council.yml")))
         .respond_with(ResponseTemplate::new(422).set_body_json(json!({
-            "message": "Bad token ghs_test_token_value, also ghp_0123456789abcdefghijABCDEFGHIJ0123456789"
+            "message": "Bad token ghs_test_token_value, also ghp_8fK2mQ7xR4vN9cT1wL6pZ3bH5sJ0dY2gU7aE"
         })))
         .mount(&gh.server)
         .await;
@@ -249,7 +249,7 @@ async fn a_huge_reply_is_refused_at_once_and_an_echoed_token_is_redacted() {
         run.summary
     );
     run.assert_no_secret("ghs_test_token_value");
-    run.assert_no_secret("ghp_0123456789abcdefghij");
+    run.assert_no_secret("ghp_8fK2mQ7xR4vN9cT1wL6p");
 }
 
 #[tokio::test(flavor = "multi_thread")]

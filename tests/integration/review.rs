@@ -11,7 +11,7 @@ use crate::support::{Council, Run};
 
 const HEAD: &str = "feature/devops/PBI-001-login";
 const SHA: &str = "1111111111111111111111111111111111111111";
-const TOKEN: &str = "ghp_0123456789abcdefghijABCDEFGHIJ0123456789";
+const TOKEN: &str = "ghp_8fK2mQ7xR4vN9cT1wL6pZ3bH5sJ0dY2gU7aE";
 const DOCS_POLICY: &str = r#"
 review:
   docs:
@@ -236,9 +236,9 @@ async fn a_secret_being_removed_is_no_finding_an_added_one_is_and_its_value_goes
     let body = ledger_body(&gh);
     assert!(body.contains("line 2 (GitHub token)"), "{body}");
     run.assert_no_secret(TOKEN);
-    run.assert_no_secret("ghp_0123456789");
+    run.assert_no_secret("ghp_8fK2mQ7xR4");
     for body in gh.comment_bodies() {
-        assert!(!body.contains("ghp_0123456789"), "{body}");
+        assert!(!body.contains("ghp_8fK2mQ7xR4"), "{body}");
     }
 }
 

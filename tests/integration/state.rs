@@ -9,7 +9,7 @@ use crate::support::{Council, REPO, fixture};
 /// The issue of the `issue_comment.created` fixture.
 const ISSUE: u64 = 1;
 const ISSUE_AUTHOR: &str = "Codertocat";
-const TOKEN_LIKE: &str = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+const TOKEN_LIKE: &str = "ghp_Tq7Lx2Vb9Nc4Wz8Hd1Rk6Mp3Js5Gf0Ya7Eu2";
 
 fn block(step: &str, progress: u8) -> String {
     format!(

@@ -1,0 +1,336 @@
+//! Whether a matched value is a credential or a stand-in for one: documentation and
+//! templates write `ghp_xxxx…`, `<token>`, `${{ secrets.X }}` or `var.db_password` where
+//! the real value would go, and flagging those teaches people to ignore the gate.
+
+use std::collections::HashMap;
+
+/// Words that mark a value as written for documentation or tests.
+const STAND_IN_WORDS: &[&str] = &[
+    "example",
+    "sample",
+    "dummy",
+    "fake",
+    "placeholder",
+    "your",
+    "changeme",
+    "change_me",
+    "change-me",
+    "redacted",
+    "xxxx",
+    "****",
+    "####",
+    "...",
+    "…",
+    "•",
+];
+
+/// Template and interpolation syntaxes: the value is filled in elsewhere.
+const TEMPLATE_MARKS: &[&str] = &[
+    "${", "{{", "}}", "#{", "%(", "<%", "%>", "$(", "@@", "<", ">",
+];
+
+/// A value this long made of one character is padding or a mask, not a key.
+const MASK_RUN: usize = 8;
+
+/// A token body with this few distinct characters (`a1a1a1…`) was typed, not generated.
+const MIN_DISTINCT: usize = 4;
+
+/// `abcdefgh`, `12345678`: typed in order, as samples are; a generated value has a
+/// run like that about once in 10^13 characters.
+const SEQUENCE_RUN: usize = 8;
+
+/// Values that name a type, a state or a stand-in rather than hold a secret.
+const NOT_VALUES: &[&str] = &[
+    "true",
+    "false",
+    "null",
+    "none",
+    "nil",
+    "yes",
+    "no",
+    "on",
+    "off",
+    "undefined",
+    "required",
+    "optional",
+    "redacted",
+    "changeme",
+    "empty",
+    "string",
+    "str",
+    "bool",
+    "boolean",
+    "int",
+    "integer",
+    "number",
+    "bytes",
+    "any",
+    "object",
+    "text",
+    "char",
+    "secret",
+    "password",
+    "passwd",
+    "pass",
+    "token",
+    "key",
+    "value",
+    "default",
+    "unset",
+    "hidden",
+    "masked",
+    "sensitive",
+    "env",
+];
+
+/// Where a value points to a secret store or file instead of holding the secret.
+const REFERENCE_PREFIXES: &[&str] = &[
+    "arn:",
+    "op://",
+    "vault:",
+    "ssm:",
+    "secretsmanager:",
+    "sm://",
+    "env:",
+    "file:",
+    "enc[",
+    "projects/",
+    "keyvault:",
+    "akv:",
+    "ref+",
+];
+
+/// First characters of references, templates, symbols, paths and YAML syntax
+/// (`$X`, `<…>`, `{…}`, `%X%`, `:sym`, `@param`, `!Ref`, `&anchor`, `*alias`, `|`, `#`).
+const REFERENCE_STARTS: &[char] = &[
+    '$', '<', '{', '%', '=', '(', '[', '@', '&', '*', '!', ':', '?', '#', '|', '>', '~', '/', '.',
+    '\\',
+];
+
+/// A token matched by a family's pattern is a stand-in when it holds a stand-in word or
+/// mark, a long run of one character, or too few distinct characters after its prefix.
+pub(super) fn is_stand_in_token(token: &str, prefix_len: usize) -> bool {
+    let body = token.get(prefix_len..).unwrap_or(token);
+    is_stand_in(token) || longest_run(token) >= MASK_RUN || distinct(body) < MIN_DISTINCT
+}
+
+/// Stand-in words, template marks or a masking run anywhere in the value.
+pub(super) fn is_stand_in(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    STAND_IN_WORDS.iter().any(|w| lower.contains(w))
+        || TEMPLATE_MARKS.iter().any(|m| value.contains(m))
+        || (value.len() > 2 && value.starts_with('%') && value.ends_with('%'))
+        || longest_sequence(value) >= SEQUENCE_RUN
+}
+
+/// How an assignment's value was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Quoting {
+    Quoted,
+    /// Unquoted, with the character that follows it.
+    Bare(Option<char>),
+}
+
+/// The value of an assignment is a literal (not a reference, a template, a type, a
+/// keyword or a number) that could be a secret.
+pub(super) fn is_literal(value: &str, quoting: Quoting) -> bool {
+    let Some(first) = value.chars().next() else {
+        return false;
+    };
+    let lower = value.to_ascii_lowercase();
+    let bare = matches!(quoting, Quoting::Bare(_));
+    !REFERENCE_STARTS.contains(&first)
+        && !value.chars().any(char::is_whitespace)
+        && !value.contains("://")
+        && !REFERENCE_PREFIXES.iter().any(|p| lower.starts_with(p))
+        && !NOT_VALUES.contains(&lower.as_str())
+        && !is_stand_in(value)
+        && longest_run(value) < MASK_RUN
+        && !is_number(value)
+        && !is_dotted_path(value)
+        && !(bare && (is_code_after(quoting) || is_type_name(value)))
+}
+
+/// A bare value followed by a call, an index, a member or generic arguments is code.
+fn is_code_after(quoting: Quoting) -> bool {
+    matches!(quoting, Quoting::Bare(Some('(' | '[' | '.' | '<')))
+}
+
+/// `SecretString`, `DbPassword`: a type or a constant's name, not its value.
+fn is_type_name(value: &str) -> bool {
+    let mut chars = value.chars();
+    let starts_upper = chars.next().is_some_and(|c| c.is_ascii_uppercase());
+    let humps = value.chars().filter(char::is_ascii_uppercase).count();
+    starts_upper
+        && humps >= 2
+        && value.chars().all(|c| c.is_ascii_alphabetic())
+        && value.chars().any(|c| c.is_ascii_lowercase())
+}
+
+/// A bare value written like a variable (`pw`, `new_pass`, `userInput`): in code that
+/// is a reference; a real password has digits, symbols or length.
+pub(super) fn is_identifier(value: &str) -> bool {
+    let mut chars = value.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+        && value.chars().all(|c| c.is_ascii_alphabetic() || c == '_')
+        && value.len() < 16
+}
+
+fn is_number(value: &str) -> bool {
+    value.chars().any(|c| c.is_ascii_digit())
+        && value
+            .chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | '_' | 'e' | 'E'))
+        && value.chars().filter(|c| c.is_ascii_alphabetic()).count() <= 1
+}
+
+/// `var.db_password`, `settings.SECRET`, `process.env.TOKEN`: a reference, made of
+/// names (a dotted token such as a Discord bot token has generated parts).
+fn is_dotted_path(value: &str) -> bool {
+    value.contains('.')
+        && value.split('.').all(|part| {
+            let mut chars = part.chars();
+            chars
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+                && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+                && !is_generated(part)
+        })
+}
+
+/// Long, with digits, upper and lower case: generated, not a name.
+fn is_generated(part: &str) -> bool {
+    part.len() >= 16
+        && part.chars().any(|c| c.is_ascii_digit())
+        && part.chars().any(|c| c.is_ascii_uppercase())
+        && part.chars().any(|c| c.is_ascii_lowercase())
+}
+
+/// Good enough for a password: a letter and a digit or symbol, or random on its own.
+pub(super) fn is_password_like(value: &str) -> bool {
+    let letter = value.chars().any(|c| c.is_alphabetic());
+    let digit = value.chars().any(|c| c.is_ascii_digit());
+    let symbol = value
+        .chars()
+        .any(|c| !c.is_alphanumeric() && !matches!(c, '-' | '_' | '.'));
+    (value.chars().count() >= 3 && letter && (digit || symbol)) || looks_random(value)
+}
+
+/// Keys and tokens are generated: long, letters and digits mixed, spread over many
+/// characters (Shannon entropy), and not a path.
+pub(super) fn looks_random(value: &str) -> bool {
+    const MIN_CHARS: usize = 16;
+    const MIN_BITS_PER_CHAR: f64 = 3.0;
+    let n = value.chars().count();
+    let path = value.contains('/') && !value.chars().any(|c| c.is_ascii_uppercase());
+    n >= MIN_CHARS
+        && value.chars().any(|c| c.is_ascii_alphabetic())
+        && value.chars().any(|c| c.is_ascii_digit())
+        && !path
+        && entropy(value) >= MIN_BITS_PER_CHAR
+}
+
+fn entropy(value: &str) -> f64 {
+    let mut counts: HashMap<char, usize> = HashMap::new();
+    for c in value.chars() {
+        *counts.entry(c).or_insert(0) += 1;
+    }
+    let n = value.chars().count() as f64;
+    counts
+        .values()
+        .map(|&k| {
+            let p = k as f64 / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+fn longest_run(value: &str) -> usize {
+    let mut longest = 0;
+    let mut run = 0;
+    let mut previous = None;
+    for c in value.chars() {
+        run = if Some(c) == previous { run + 1 } else { 1 };
+        previous = Some(c);
+        longest = longest.max(run);
+    }
+    longest
+}
+
+fn longest_sequence(value: &str) -> usize {
+    let mut longest = 0;
+    let mut run = 0;
+    let mut previous: Option<char> = None;
+    for c in value.chars() {
+        let follows =
+            previous.is_some_and(|p| c.is_ascii_alphanumeric() && p as u32 + 1 == c as u32);
+        run = if follows { run + 1 } else { 1 };
+        previous = Some(c);
+        longest = longest.max(run);
+    }
+    longest
+}
+
+fn distinct(value: &str) -> usize {
+    let mut seen: Vec<char> = value.chars().filter(|c| c.is_alphanumeric()).collect();
+    seen.sort_unstable();
+    seen.dedup();
+    seen.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stand_ins_are_recognised() {
+        for token in [
+            "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "AKIAIOSFODNN7EXAMPLE",
+            "xoxb-000000000000-000000000000-abc",
+            "ghp_a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1",
+            "ghp_0123456789abcdefghijABCDEFGHIJ0123456789",
+        ] {
+            assert!(is_stand_in_token(token, 4), "{token}");
+        }
+        assert!(!is_stand_in_token(
+            "ghp_R8wq2ZkLm4Vt9XsB3nYc7HdJ1pFg6TaQe0Uo",
+            4
+        ));
+    }
+
+    #[test]
+    fn references_types_and_keywords_are_not_literals() {
+        let bare = Quoting::Bare(None);
+        for value in [
+            "var.db_password",
+            "process.env.TOKEN",
+            "$DB_PASSWORD",
+            "${{ secrets.DB }}",
+            "%DB_PASSWORD%",
+            "{{ vault_password }}",
+            "0",
+            "true",
+            "SecretString",
+            "arn:aws:secretsmanager:us-east-1:123456789012:secret:db",
+            "https://vault.internal/v1/secret",
+        ] {
+            assert!(!is_literal(value, bare), "{value}");
+        }
+        assert!(!is_literal("get_password", Quoting::Bare(Some('('))));
+        assert!(is_literal("hunter2", bare));
+        assert!(is_literal("s3cr3t!", Quoting::Quoted));
+    }
+
+    #[test]
+    fn randomness_needs_length_mixed_characters_and_entropy() {
+        assert!(looks_random("q8ZrT2mVx9LpK4sWb7NcY1dF"));
+        assert!(looks_random("3f9a2c7d1e8b4f60"));
+        assert!(!looks_random("bearer"));
+        assert!(!looks_random("user-profile-settings"));
+        assert!(!looks_random("uploads/2024/avatar.png"));
+        assert!(!looks_random("aaaaaaaaaaaaaaaaaaaaaaaa1"));
+    }
+}
