@@ -9,6 +9,7 @@ pub mod assistant_context;
 pub mod audit;
 pub mod chars;
 pub mod cli;
+pub mod command;
 pub mod context_report;
 pub mod error;
 pub mod event;

@@ -1,12 +1,12 @@
-//! Events → stages for `command: auto` (SPEC.md's table, one arm per row; pure).
+//! Events → the command `command: auto` runs (SPEC.md's table, one arm per row; pure).
 
+use crate::command::Command;
 use crate::event::Event;
-use crate::stage::Stage;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Plan {
-    /// These stages, in order; a pipeline stage runs only while the gates before it pass.
-    Run(Vec<Stage>),
+    /// This command (a pipeline command runs its stages while the gates before pass).
+    Run(Command),
     /// Nothing to do for this event: say why, exit 0.
     Nothing(String),
 }
@@ -19,22 +19,22 @@ const GUARD_ACTIONS: [&str; 5] = [
     "ready_for_review",
 ];
 
-pub fn stages_for(event: &Event, registry_issue_set: bool) -> Plan {
+pub fn command_for(event: &Event, registry_issue_set: bool) -> Plan {
     let action = event.action.as_deref().unwrap_or("");
     let name = event.name.as_str();
     match (name, action) {
         ("pull_request" | "pull_request_target", a) if GUARD_ACTIONS.contains(&a) => {
-            Plan::Run(vec![Stage::Guard, Stage::Review])
+            Plan::Run(Command::Review)
         }
-        ("pull_request", "labeled") => Plan::Run(vec![Stage::Release]),
-        ("pull_request_review", "submitted") => Plan::Run(vec![Stage::Release]),
-        ("check_suite" | "workflow_run", "completed") => Plan::Run(vec![Stage::Release]),
-        ("status", _) => Plan::Run(vec![Stage::Release]),
+        ("pull_request", "labeled") => Plan::Run(Command::Release),
+        ("pull_request_review", "submitted") => Plan::Run(Command::Release),
+        ("check_suite" | "workflow_run", "completed") => Plan::Run(Command::Release),
+        ("status", _) => Plan::Run(Command::Release),
         // The release stage's post-merge check: it tells from the push whether it made
         // the merge.
-        ("push", _) => Plan::Run(vec![Stage::Release]),
-        ("issue_comment", "created" | "edited") => Plan::Run(vec![Stage::StateGet]),
-        ("issues", "opened") if registry_issue_set => Plan::Run(vec![Stage::Assign]),
+        ("push", _) => Plan::Run(Command::Release),
+        ("issue_comment", "created" | "edited") => Plan::Run(Command::StateGet),
+        ("issues", "opened") if registry_issue_set => Plan::Run(Command::Assign),
         ("issues", "opened") => Plan::Nothing(
             "issues opened: assignment runs only when the `registry-issue` input is set"
                 .to_string(),
@@ -72,56 +72,56 @@ mod tests {
     fn one_assertion_per_row_of_the_table() {
         for a in GUARD_ACTIONS {
             assert_eq!(
-                stages_for(&event("pull_request", Some(a)), false),
-                Plan::Run(vec![Stage::Guard, Stage::Review])
+                command_for(&event("pull_request", Some(a)), false),
+                Plan::Run(Command::Review)
             );
             assert_eq!(
-                stages_for(&event("pull_request_target", Some(a)), false),
-                Plan::Run(vec![Stage::Guard, Stage::Review])
+                command_for(&event("pull_request_target", Some(a)), false),
+                Plan::Run(Command::Review)
             );
         }
         assert_eq!(
-            stages_for(&event("pull_request_review", Some("submitted")), false),
-            Plan::Run(vec![Stage::Release])
+            command_for(&event("pull_request_review", Some("submitted")), false),
+            Plan::Run(Command::Release)
         );
         assert_eq!(
-            stages_for(&event("check_suite", Some("completed")), false),
-            Plan::Run(vec![Stage::Release])
+            command_for(&event("check_suite", Some("completed")), false),
+            Plan::Run(Command::Release)
         );
         assert_eq!(
-            stages_for(&event("workflow_run", Some("completed")), false),
-            Plan::Run(vec![Stage::Release])
+            command_for(&event("workflow_run", Some("completed")), false),
+            Plan::Run(Command::Release)
         );
         assert_eq!(
-            stages_for(&event("status", None), false),
-            Plan::Run(vec![Stage::Release])
+            command_for(&event("status", None), false),
+            Plan::Run(Command::Release)
         );
         assert_eq!(
-            stages_for(&event("pull_request", Some("labeled")), false),
-            Plan::Run(vec![Stage::Release])
+            command_for(&event("pull_request", Some("labeled")), false),
+            Plan::Run(Command::Release)
         );
         assert_eq!(
-            stages_for(&event("push", None), false),
-            Plan::Run(vec![Stage::Release])
+            command_for(&event("push", None), false),
+            Plan::Run(Command::Release)
         );
         assert_eq!(
-            stages_for(&event("issue_comment", Some("created")), false),
-            Plan::Run(vec![Stage::StateGet])
+            command_for(&event("issue_comment", Some("created")), false),
+            Plan::Run(Command::StateGet)
         );
         assert_eq!(
-            stages_for(&event("issue_comment", Some("edited")), false),
-            Plan::Run(vec![Stage::StateGet])
+            command_for(&event("issue_comment", Some("edited")), false),
+            Plan::Run(Command::StateGet)
         );
         assert_eq!(
-            stages_for(&event("issues", Some("opened")), true),
-            Plan::Run(vec![Stage::Assign])
+            command_for(&event("issues", Some("opened")), true),
+            Plan::Run(Command::Assign)
         );
         assert!(matches!(
-            stages_for(&event("issues", Some("opened")), false),
+            command_for(&event("issues", Some("opened")), false),
             Plan::Nothing(_)
         ));
         assert!(matches!(
-            stages_for(&event("workflow_dispatch", None), false),
+            command_for(&event("workflow_dispatch", None), false),
             Plan::Nothing(_)
         ));
     }
@@ -137,7 +137,7 @@ mod tests {
             ("fork", None),
         ] {
             assert!(
-                matches!(stages_for(&event(name, action), false), Plan::Nothing(_)),
+                matches!(command_for(&event(name, action), false), Plan::Nothing(_)),
                 "{name} {action:?}"
             );
         }

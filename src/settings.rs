@@ -8,12 +8,12 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::audit::RunInfo;
-use crate::cli::{Cli, Command, ContextCommand, StateCommand};
+use crate::cli::{self, Cli, ContextCommand, StateCommand};
+use crate::command::Command;
 use crate::error::{Error, Result};
 use crate::github::artifact::RuntimeEnv;
 use crate::github::retry::{RUN_BUDGET, RetryPolicy};
 use crate::runner::Runner;
-use crate::stage::Stage;
 
 /// A value that must never be printed: `Debug` shows `***`.
 #[derive(Clone, PartialEq, Eq)]
@@ -110,7 +110,7 @@ impl RunnerEnv {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CommandKind {
     Auto,
-    Run(Stage),
+    Run(Command),
     /// `council context show PATH` (CLI only: it reads a local file and writes nothing).
     ContextShow,
 }
@@ -129,12 +129,12 @@ impl CommandKind {
     fn from_input(name: &str) -> Result<CommandKind> {
         match name.trim() {
             "auto" => Ok(CommandKind::Auto),
-            other => Stage::from_name(other)
+            other => Command::from_name(other)
                 .map(CommandKind::Run)
                 .ok_or_else(|| {
                     Error::Usage(format!(
                         "input `command`: unknown command `{other}`; use one of {}",
-                        Stage::command_list()
+                        Command::list()
                     ))
                 }),
         }
@@ -143,7 +143,7 @@ impl CommandKind {
     pub fn name(&self) -> &'static str {
         match self {
             CommandKind::Auto => "auto",
-            CommandKind::Run(stage) => stage.name(),
+            CommandKind::Run(command) => command.name(),
             CommandKind::ContextShow => "context-show",
         }
     }
@@ -281,32 +281,36 @@ impl Settings {
                 }
                 let (inputs, local) = sub.flags();
                 let command = match sub {
-                    Command::Run(_) => CommandKind::Auto,
-                    Command::Guard(_) => CommandKind::Run(Stage::Guard),
-                    Command::Review(_) => CommandKind::Run(Stage::Review),
-                    Command::Release(_) => CommandKind::Run(Stage::Release),
-                    Command::State(StateCommand::Get(_)) => CommandKind::Run(Stage::StateGet),
-                    Command::State(StateCommand::Put(_)) => CommandKind::Run(Stage::StatePut),
-                    Command::Context(ContextCommand::Validate(a)) => {
-                        context_paths = a.paths;
-                        CommandKind::Run(Stage::ContextValidate)
+                    cli::Command::Run(_) => CommandKind::Auto,
+                    cli::Command::Guard(_) => CommandKind::Run(Command::Guard),
+                    cli::Command::Review(_) => CommandKind::Run(Command::Review),
+                    cli::Command::Release(_) => CommandKind::Run(Command::Release),
+                    cli::Command::State(StateCommand::Get(_)) => {
+                        CommandKind::Run(Command::StateGet)
                     }
-                    Command::Context(ContextCommand::Show(a)) => {
+                    cli::Command::State(StateCommand::Put(_)) => {
+                        CommandKind::Run(Command::StatePut)
+                    }
+                    cli::Command::Context(ContextCommand::Validate(a)) => {
+                        context_paths = a.paths;
+                        CommandKind::Run(Command::ContextValidate)
+                    }
+                    cli::Command::Context(ContextCommand::Show(a)) => {
                         context_paths = vec![a.path];
                         CommandKind::ContextShow
                     }
-                    Command::Context(ContextCommand::Sync(_)) => {
-                        CommandKind::Run(Stage::ContextSync)
+                    cli::Command::Context(ContextCommand::Sync(_)) => {
+                        CommandKind::Run(Command::ContextSync)
                     }
-                    Command::Report(_) => CommandKind::Run(Stage::Report),
-                    Command::Assign(_) => CommandKind::Run(Stage::Assign),
-                    Command::Verify(a) => {
+                    cli::Command::Report(_) => CommandKind::Run(Command::Report),
+                    cli::Command::Assign(_) => CommandKind::Run(Command::Assign),
+                    cli::Command::Verify(a) => {
                         verify = VerifyOptions {
                             file: Some(a.file),
                             with: a.with,
                             allow_partial: a.allow_partial,
                         };
-                        CommandKind::Run(Stage::Verify)
+                        CommandKind::Run(Command::Verify)
                     }
                 };
                 (command, inputs, local)
@@ -688,7 +692,7 @@ mod tests {
     #[test]
     fn the_command_input_picks_the_subcommand() {
         let s = resolve(&["council", "--command", "state-get"], &[]).unwrap();
-        assert_eq!(s.command, CommandKind::Run(Stage::StateGet));
+        assert_eq!(s.command, CommandKind::Run(Command::StateGet));
         let s = resolve(&["council", "context", "show", "A.md", "--json"], &[]).unwrap();
         assert_eq!(s.command, CommandKind::ContextShow);
         assert_eq!(s.context.paths, vec![PathBuf::from("A.md")]);

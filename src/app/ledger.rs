@@ -245,7 +245,7 @@ impl Ledger<'_> {
     fn reset_entry(&self, ours: &ContextObject, rejected: &[Rejected]) -> Entry {
         let record = Record {
             stage: self.stage.name(),
-            agent: self.stage.agent().unwrap_or("agent_guard"),
+            agent: self.stage.agent(),
             action: "action:ledger-reset".to_string(),
             result: "DONE".to_string(),
             message: reset_message(rejected),

@@ -22,13 +22,14 @@ mod workspace_file;
 use std::io::Read;
 use std::path::Path;
 
+use crate::command::Command;
 use crate::error::{Error, Outcome, Result};
 use crate::event::Event;
 use crate::github::{GitHub, GitHubConfig, RepoName};
-use crate::plan::{Plan, stages_for};
+use crate::plan::{Plan, command_for};
 use crate::runner::Level;
 use crate::settings::{CommandKind, Secret, Settings};
-use crate::stage::{Outputs, Stage};
+use crate::stage::Outputs;
 
 /// Runs the command. Whatever happens, the run's outputs are written: an error before a
 /// stage could decide leaves every status `PENDING` (SPEC: exit 3 included).
@@ -45,48 +46,33 @@ async fn dispatch(settings: &Settings) -> Result<Outcome> {
     match settings.command {
         CommandKind::Auto => {
             let event = load_event(settings)?;
-            match stages_for(&event, settings.registry_issue.is_some()) {
-                Plan::Run(stages) => run_stages(settings, event, &stages).await,
+            match command_for(&event, settings.registry_issue.is_some()) {
+                Plan::Run(command) => run_command(settings, command, Some(event)).await,
                 Plan::Nothing(why) => nothing_to_do(settings, &why),
             }
         }
-        CommandKind::Run(Stage::Verify) => verify::run(settings, &settings.verify),
-        CommandKind::Run(Stage::StateGet) => state::get(settings, None).await,
-        CommandKind::Run(Stage::StatePut) => state::put(settings, None).await,
-        CommandKind::Run(Stage::ContextValidate) => context::validate(settings),
-        CommandKind::Run(Stage::ContextSync) => context::sync(settings, None).await,
+        CommandKind::Run(command) => run_command(settings, command, None).await,
         CommandKind::ContextShow => context::show(settings),
-        CommandKind::Run(Stage::Report) => registry::report(settings).await,
-        CommandKind::Run(Stage::Assign) => registry::assign(settings, None).await,
-        CommandKind::Run(stage @ (Stage::Guard | Stage::Review)) => {
-            pipeline::command(settings, stage).await
-        }
-        CommandKind::Run(Stage::Release) => {
-            let event = match (&settings.event, settings.pr) {
-                (Some(_), _) => load_event(settings)?,
-                (None, Some(_)) => Event::cli(Stage::Release.name()),
-                (None, None) => {
-                    return Err(Error::Usage(
-                        "release needs a pull request: --pr N (with --repo owner/name outside \
-                         Actions), or an event (--event FILE --event-name NAME)"
-                            .to_string(),
-                    ));
-                }
-            };
-            pipeline::run_release(settings, &event).await
-        }
     }
 }
 
-/// The stages `auto` planned for an event.
-async fn run_stages(settings: &Settings, event: Event, stages: &[Stage]) -> Result<Outcome> {
-    match stages.first() {
-        Some(Stage::Guard) => pipeline::run(settings, &event, stages).await,
-        Some(Stage::StateGet) => state::get(settings, Some(event)).await,
-        Some(Stage::Release) => pipeline::run_release(settings, &event).await,
-        Some(Stage::Assign) => registry::assign(settings, Some(event)).await,
-        Some(&other) => not_available(settings, other),
-        None => nothing_to_do(settings, "no stage to run"),
+/// One command, on the event `auto` planned it for (`None`: the command was asked for,
+/// and reads `--event`/`--pr`/`--issue` itself).
+async fn run_command(
+    settings: &Settings,
+    command: Command,
+    event: Option<Event>,
+) -> Result<Outcome> {
+    match command {
+        Command::Guard | Command::Review => pipeline::command(settings, command, event).await,
+        Command::Release => pipeline::release(settings, event).await,
+        Command::StateGet => state::get(settings, event).await,
+        Command::StatePut => state::put(settings, event).await,
+        Command::ContextValidate => context::validate(settings),
+        Command::ContextSync => context::sync(settings, event).await,
+        Command::Report => registry::report(settings).await,
+        Command::Assign => registry::assign(settings, event).await,
+        Command::Verify => verify::run(settings, &settings.verify),
     }
 }
 
@@ -106,12 +92,6 @@ fn mask_derived_secrets(settings: &Settings) {
             .encode(format!("x-access-token:{}", token.expose()));
         println!("::add-mask::{basic}");
     }
-}
-
-/// Stages SPEC.md names that this build does not implement yet: say so plainly, exit 0.
-fn not_available(settings: &Settings, stage: Stage) -> Result<Outcome> {
-    let why = format!("`{stage}` is not available in this version of council; nothing was done");
-    nothing_to_do(settings, &why)
 }
 
 fn nothing_to_do(settings: &Settings, why: &str) -> Result<Outcome> {

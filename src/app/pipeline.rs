@@ -7,6 +7,7 @@ use super::finish::{PrRun, finish};
 use super::stages::{self, Evaluated, StageInput};
 use super::targets::{self, Targets};
 use super::{github_client, load_event, policy_source, repository, run_url, two_phase};
+use crate::command::Command;
 use crate::error::{Error, Outcome, Result};
 use crate::event::{Event, PullRequest};
 use crate::github::{GitHub, RepoName};
@@ -35,24 +36,20 @@ impl Clients {
     }
 }
 
-/// The pull request of a `pull_request`/`pull_request_target` event through `stages`.
-pub async fn run(settings: &Settings, event: &Event, stages: &[Stage]) -> Result<Outcome> {
-    let pr = event.pull_request()?;
-    let clients = Clients::new(settings, event)?;
-    run_pr(settings, event, &clients, &pr, stages).await
-}
-
-/// `command: guard|review` (and `council guard|review`): the pull request named by
-/// `--pr`, else the event's, else (review on `workflow_run`) every pull request of the
-/// triggering run. Review runs behind the guard, as in `auto`.
-pub async fn command(settings: &Settings, stage: Stage) -> Result<Outcome> {
-    let stages = match stage {
-        Stage::Review => vec![Stage::Guard, Stage::Review],
-        other => vec![other],
-    };
-    let event = match settings.event {
-        Some(_) => load_event(settings)?,
-        None => Event::cli(stage.name()),
+/// `guard` or `review` (from `auto` on a pull request event, the `command` input, or the
+/// CLI): the pull request named by `--pr`, else the event's, else (review on
+/// `workflow_run`) every pull request of the triggering run. Review runs behind the
+/// guard.
+pub async fn command(
+    settings: &Settings,
+    command: Command,
+    event: Option<Event>,
+) -> Result<Outcome> {
+    let stages = command.stages();
+    let event = match (event, &settings.event) {
+        (Some(event), _) => event,
+        (None, Some(_)) => load_event(settings)?,
+        (None, None) => Event::cli(command.name()),
     };
     let clients = Clients::new(settings, &event)?;
     if let Some(number) = settings.pr {
@@ -62,19 +59,19 @@ pub async fn command(settings: &Settings, stage: Stage) -> Result<Outcome> {
             ))
         })?;
         let pr = gh.pull_request(number).await?;
-        return run_pr(settings, &event, &clients, &pr, &stages).await;
+        return run_pr(settings, &event, &clients, &pr, stages).await;
     }
     if event.is_pull_request_event() {
         let pr = event.pull_request()?;
-        return run_pr(settings, &event, &clients, &pr, &stages).await;
+        return run_pr(settings, &event, &clients, &pr, stages).await;
     }
-    if stage == Stage::Review && event.name == "workflow_run" {
-        return two_phase::apply(settings, &event, &clients, &stages).await;
+    if command == Command::Review && event.name == "workflow_run" {
+        return two_phase::apply(settings, &event, &clients, stages).await;
     }
     Err(Error::Usage(format!(
-        "{stage} runs on pull_request or pull_request_target events, not `{}`; pass --pr N{}",
+        "{command} runs on pull_request or pull_request_target events, not `{}`; pass --pr N{}",
         event.name,
-        if stage == Stage::Review {
+        if command == Command::Review {
             ", or run it on `workflow_run` after the pull request's workflow (two-phase)"
         } else {
             ""
@@ -82,11 +79,24 @@ pub async fn command(settings: &Settings, stage: Stage) -> Result<Outcome> {
     )))
 }
 
-/// A release event (or `council release`): every pull request it is about through the
-/// release stage, each on its own (its own Context Object, ledger write and audit
-/// file). The run ends with the worst of their outcomes.
-pub async fn run_release(settings: &Settings, event: &Event) -> Result<Outcome> {
-    let clients = Clients::new(settings, event)?;
+/// `release` (from `auto` on a review, label, check, status or push event, the `command`
+/// input, or the CLI): every pull request the event is about, each on its own (its own
+/// Context Object, ledger write and audit file). The run ends with the worst of their
+/// outcomes.
+pub async fn release(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
+    let event = match (event, &settings.event, settings.pr) {
+        (Some(event), _, _) => event,
+        (None, Some(_), _) => load_event(settings)?,
+        (None, None, Some(_)) => Event::cli(Command::Release.name()),
+        (None, None, None) => {
+            return Err(Error::Usage(
+                "release needs a pull request: --pr N (with --repo owner/name outside \
+                 Actions), or an event (--event FILE --event-name NAME)"
+                    .to_string(),
+            ));
+        }
+    };
+    let clients = Clients::new(settings, &event)?;
     let pulls = match settings.pr {
         Some(number) => {
             let gh = clients.gh.as_ref().ok_or_else(|| {
@@ -96,7 +106,7 @@ pub async fn run_release(settings: &Settings, event: &Event) -> Result<Outcome> 
             })?;
             vec![gh.pull_request(number).await?]
         }
-        None => match targets::of_event(event, clients.gh.as_ref()).await? {
+        None => match targets::of_event(&event, clients.gh.as_ref()).await? {
             Targets::Pulls(pulls) => pulls,
             Targets::Nothing(why) => return super::nothing_to_do(settings, &why),
         },
@@ -107,7 +117,7 @@ pub async fn run_release(settings: &Settings, event: &Event) -> Result<Outcome> 
     let many = pulls.len() > 1;
     let mut worst = Outcome::Passed;
     for pr in &pulls {
-        match run_pr(settings, event, &clients, pr, &[Stage::Release]).await {
+        match run_pr(settings, &event, &clients, pr, &[Stage::Release]).await {
             Ok(outcome) => worst = worst.worst(outcome),
             Err(e) if !many => return Err(e),
             // One pull request's error must not keep the others from being decided.

@@ -173,11 +173,7 @@ impl<F: Fact> Decision<'_, F> {
 /// run (id and attempt); the decision is every entry of that agent in that run on that
 /// SHA.
 pub fn decision<F: Fact>(timeline: &[F], stage: Stage) -> Decision<'_, F> {
-    let Some(agent) = stage.agent() else {
-        return Decision {
-            entries: Vec::new(),
-        };
-    };
+    let agent = stage.agent();
     let newest = timeline
         .iter()
         .rev()

@@ -58,7 +58,7 @@ pub fn entries(
     let mut out = Vec::new();
     for (result, reports) in results.iter().zip(reports) {
         let stage = result.stage.name();
-        let agent = result.stage.agent().unwrap_or("agent_council");
+        let agent = result.stage.agent();
         let record = |action: &str, result: &str, message: String| Record {
             stage,
             agent,

@@ -40,10 +40,6 @@ pub async fn evaluate(stage: Stage, input: &StageInput<'_>) -> Result<Evaluated>
         Stage::Guard => Evaluated::Decided(guard::evaluate(input)),
         Stage::Review => review::evaluate(input).await?,
         Stage::Release => release::evaluate(input).await?,
-        other => Evaluated::Skipped(skipped_note(
-            other,
-            "not available in this version of council",
-        )),
     })
 }
 

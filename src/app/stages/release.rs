@@ -15,6 +15,7 @@ use std::time::Duration;
 use super::review::read_diff;
 use super::{Evaluated, StageInput, skipped_note};
 use crate::app::policy_source;
+use crate::command::Command;
 use crate::error::{Error, Result};
 use crate::event::PullRequest;
 use crate::gates::release::{
@@ -93,7 +94,7 @@ fn post_merge_allowed(input: &StageInput) -> bool {
     match event.name.as_str() {
         "push" => true,
         "workflow_run" => !event.run_is_from_fork(),
-        _ => input.settings.command == CommandKind::Run(Stage::Release),
+        _ => input.settings.command == CommandKind::Run(Command::Release),
     }
 }
 
