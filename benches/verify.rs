@@ -1,7 +1,7 @@
 //! `verify` on a 100,000-entry Context Object (target: under 1 s): the parsed-`Value` API
 //! the ledger uses, and the streaming reader `council verify` uses (from bytes in memory,
 //! so the file system is not measured). Peak RSS of the real binary on 100k / 1M
-//! entries: bench/verify_rss.py.
+//! entries: benches/verify_rss.py.
 //! Run: cargo bench --bench verify
 
 use std::hint::black_box;

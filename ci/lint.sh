@@ -66,7 +66,7 @@ PY
 shopt -s nullglob
 workflows=(.github/workflows/*.yml .github/workflows/*.yaml)
 examples=(examples/*.yml examples/*.yaml)
-scripts=(ci/*.sh bench/*.sh fuzz/*.sh .ci/run)
+scripts=(ci/*.sh benches/*.sh fuzz/*.sh .ci/run)
 readme_workflows
 readme=("$WORK"/readme/.github/workflows/*.yml)
 

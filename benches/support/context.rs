@@ -1,6 +1,6 @@
 //! Worst-case ASSISTANT_CONTEXT files of (nearly) the 1 MiB a context file may be, shared
 //! by the `context` benchmark and the test that checks what each one is judged (the
-//! test asserts verdicts, never times). bench/context_worst.py writes the same shapes to
+//! test asserts verdicts, never times). benches/context_worst.py writes the same shapes to
 //! disk to time the release binary.
 
 /// The size every case fills up to; the validator refuses anything larger unread.

@@ -1096,7 +1096,7 @@ async fn a_failing_rollup_read_is_exit_3_after_bounded_retries() {
 /// files, the diff being read again at decision time) measured for 10, 100 and 1,000
 /// checks and 10 and 100 changed files, and the time from the event to the merge call:
 /// from the process's start, and from its first request (the event read, the process
-/// up). Prints its figures (`bench/release.sh` runs it against the release build);
+/// up). Prints its figures (`benches/release.sh` runs it against the release build);
 /// asserts only the budget.
 #[tokio::test(flavor = "multi_thread")]
 async fn release_request_budget_figures() {

@@ -320,7 +320,7 @@ pub fn output_within(mut cmd: Command, limit: std::time::Duration) -> std::proce
     }
 }
 
-/// The binary under test: this build's, or `COUNCIL_BIN` (bench/release.sh points it at
+/// The binary under test: this build's, or `COUNCIL_BIN` (benches/release.sh points it at
 /// the release build to measure what users run).
 /// Each timeline entry of an audit file as the named fields joined by spaces:
 /// `timeline(&audit, &["action", "result"])` gives `"check:branch-name FAIL"`, ….

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """One table: wall time, peak RSS and API requests of each `council` command, run as the
 GitHub runner runs the action (release build, INPUT_* variables, GITHUB_EVENT_PATH, the
-API at GITHUB_API_URL), against bench/fake_github.py on 127.0.0.1; and, in the same run,
+API at GITHUB_API_URL), against benches/fake_github.py on 127.0.0.1; and, in the same run,
 `council guard` next to a Node action that checks the same branch on the same event.
 
-    bench/table.sh                 build the release binary, install the Node side, run
-    bench/table.py --binary target/release/council [--runs N] [--node-action DIR]
+    benches/table.sh                 build the release binary, install the Node side, run
+    benches/table.py --binary target/release/council [--runs N] [--node-action DIR]
 
 Wall time is the median of N runs (default 7), peak RSS the largest (`/usr/bin/time -v`,
 the child's own). Requests: what the fake answered in one run, with anything it could
@@ -356,7 +356,7 @@ def main() -> int:
               f"CPU x{node['cpu'] / max(council['cpu'], 1):.1f}, "
               f"peak RSS x{node['rss'] / council['rss']:.1f}")
     else:
-        print("Node action: skipped (no --node-action; bench/table.sh installs it)")
+        print("Node action: skipped (no --node-action; benches/table.sh installs it)")
     for name, _, r in rows:
         for line in r["unserved"]:
             print(f"note: {name}: the fake did not serve {line}")

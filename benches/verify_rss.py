@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Wall time and peak RSS of `council verify` on large audit files, next to their size.
 
-    bench/verify_rss.py [--binary $CARGO_TARGET_DIR/release/council] [--keep DIR] N [N ...]
+    benches/verify_rss.py [--binary $CARGO_TARGET_DIR/release/council] [--keep DIR] N [N ...]
 
 For each N, writes a Context Object of N entries shaped like benches/support/timeline.rs
 (five entries per run, ~80-character messages), once unsigned and once signed with an

@@ -7,7 +7,7 @@ every N in --sizes, once with the only trusted block in the newest comment and o
 the oldest (every page must be read), and prints requests and peak RSS per run.
 
     cargo build --release
-    python3 bench/state_get_rss.py "${CARGO_TARGET_DIR:-target}/release/council"
+    python3 benches/state_get_rss.py "${CARGO_TARGET_DIR:-target}/release/council"
 
 Kept out of `cargo test`: it measures, it does not assert.
 """

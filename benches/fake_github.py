@@ -1,4 +1,4 @@
-"""A small fake GitHub for bench/table.py (stdlib only, 127.0.0.1 only).
+"""A small fake GitHub for benches/table.py (stdlib only, 127.0.0.1 only).
 
 One repository `o/r`: branches, files at refs, pull requests with their files, issues,
 comments, labels, check runs and statuses, reviews, and the GraphQL queries the product
@@ -236,7 +236,7 @@ class World:
             }}}}
         if "viewer" in query:
             return {"data": {"viewer": viewer}}
-        return {"errors": [{"message": "not served by bench/fake_github.py"}]}
+        return {"errors": [{"message": "not served by benches/fake_github.py"}]}
 
     def node(self, c: dict) -> dict:
         login = c["user"]["login"]

@@ -6,7 +6,7 @@
 # from the event to the merge call (from the process start, and from its first request),
 # median of 3 runs.
 # The 1,000-check time is mostly the fake's own work (it builds every page in debug).
-#   bench/release.sh   (honours CARGO_TARGET_DIR)
+#   benches/release.sh   (honours CARGO_TARGET_DIR)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 cargo build --release --locked --quiet

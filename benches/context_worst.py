@@ -5,7 +5,7 @@ directory, runs the given binary once per file from inside it, and prints the ti
 exit code and the size of the output of each run.
 
     cargo build --release
-    python3 bench/context_worst.py "${CARGO_TARGET_DIR:-target}/release/council"
+    python3 benches/context_worst.py "${CARGO_TARGET_DIR:-target}/release/council"
 
 Kept out of `cargo test`: it measures, it does not assert (the verdicts are tested in
 tests/integration/context_worst.rs, the in-process time is `cargo bench --bench context`).

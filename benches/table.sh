@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # The one entry point of the measurements: builds the release binary, installs the Node
-# action it is compared with (bench/node-guard, from the npm registry), and prints one
-# table (bench/table.py): per command wall time, CPU time, peak RSS and API requests
+# action it is compared with (benches/node-guard, from the npm registry), and prints one
+# table (benches/table.py): per command wall time, CPU time, peak RSS and API requests
 # against a fake GitHub on 127.0.0.1, and `council guard` next to the Node action on the
 # same event. A report, not a gate.
 #
-#   bench/table.sh [--runs N] [--scaling]
+#   benches/table.sh [--runs N] [--scaling]
 #
 #   --runs N     runs per row (default 7)
 #   --scaling    then the long measurements: `council verify` on 10^4..10^6 entries
-#                (bench/verify_rss.py), `state get` on issues of 10..10,000 comments
-#                (bench/state_get_rss.py), release on 10/100/1,000 checks
-#                (bench/release.sh, through the Rust test world). Minutes, not seconds.
+#                (benches/verify_rss.py), `state get` on issues of 10..10,000 comments
+#                (benches/state_get_rss.py), release on 10/100/1,000 checks
+#                (benches/release.sh, through the Rust test world). Minutes, not seconds.
 #
 # Without Node.js or npm (or when the install fails) the Node row is skipped with a
 # message; COUNCIL_BIN=path uses that binary and skips the build.
@@ -31,7 +31,7 @@ while [[ $# -gt 0 ]]; do
 		shift
 		;;
 	*)
-		echo "usage: bench/table.sh [--runs N] [--scaling]" >&2
+		echo "usage: benches/table.sh [--runs N] [--scaling]" >&2
 		exit 2
 		;;
 	esac
@@ -50,7 +50,7 @@ if [[ -z $binary ]]; then
 fi
 
 node_args=()
-node_dir=bench/node-guard
+node_dir=benches/node-guard
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 	echo "SKIP  Node action row: node or npm is not installed"
 elif [[ -f $node_dir/dist/index.js && $node_dir/dist/index.js -nt $node_dir/src/index.js &&
@@ -67,16 +67,16 @@ else
 fi
 
 echo "-- node $(node --version 2>/dev/null || echo none), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 bench/table.py --binary "$binary" --runs "$runs" "${node_args[@]}"
+python3 benches/table.py --binary "$binary" --runs "$runs" "${node_args[@]}"
 
 if [[ $scaling == 1 ]]; then
 	echo
 	echo "-- council verify on large files"
-	python3 bench/verify_rss.py --binary "$binary" 10000 100000 1000000
+	python3 benches/verify_rss.py --binary "$binary" 10000 100000 1000000
 	echo
 	echo "-- state get on long issues"
-	python3 bench/state_get_rss.py "$binary"
+	python3 benches/state_get_rss.py "$binary"
 	echo
 	echo "-- release on many checks"
-	bench/release.sh
+	benches/release.sh
 fi
