@@ -13,7 +13,7 @@ use agent_council::agent_state::{
     self, count_blocks, parse_block, read_block, render_block, render_comment, scan_comment,
 };
 use agent_council::assistant_context::{self, Edit, Field};
-use agent_council::audit::ledger::{self, Links};
+use agent_council::audit::stored::{self, Links};
 use agent_council::audit::verify::{prove, verify_document, verify_reader};
 use agent_council::context_report::{self, Candidate, IssueFacts, parse_report, rank, strict_json};
 use agent_council::event::{Event, PullRequest};
@@ -267,16 +267,16 @@ pub fn context_report(data: &[u8]) {
 /// object is verified, rendered to fit a comment, and read back.
 pub fn ledger_block(data: &[u8]) {
     let Some(text) = text(data) else { return };
-    let _ = ledger::is_ledger(text);
-    let Ok(stored) = ledger::parse(text) else {
+    let _ = stored::is_ledger(text);
+    let Ok(stored) = stored::parse(text) else {
         return;
     };
     let _ = stored.verify(None);
     let _ = stored.verify(Some(b"fuzz-key"));
     let _ = stored.last_hash();
     let _ = stored.file_context();
-    let (kept, body) = ledger::render_fitting(stored, &Links::default());
-    let again = ledger::parse(&body)
+    let (kept, body) = stored::render_fitting(stored, &Links::default());
+    let again = stored::parse(&body)
         .unwrap_or_else(|e| panic!("a rendered ledger comment does not read back: {e}"));
     assert_eq!(again, kept, "render then parse changed the stored object");
     let mut context = kept.context;

@@ -4,7 +4,7 @@
 //! handled here and nowhere else; retries live in the client.
 
 use super::marked_comment::{self, FindError, Once};
-use crate::audit::ledger::COMMENT_LIMIT;
+use crate::audit::stored::COMMENT_LIMIT;
 use crate::event::PullRequest;
 use crate::github::{ApiError, GitHub};
 use crate::render::text::Message;

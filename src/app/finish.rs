@@ -10,7 +10,7 @@ use super::ledger::Ledger;
 use super::run_json;
 use super::upload::{Upload, upload};
 use super::{now, run_url};
-use crate::audit::ledger::Links;
+use crate::audit::stored::Links;
 use crate::audit::{ContextObject, ReleaseStatus};
 use crate::error::{Error, Outcome};
 use crate::event::{Event, PullRequest};

@@ -10,7 +10,7 @@ use super::effects::read_only;
 use super::marked_comment::{self, FindError};
 use crate::audit::adopt::{Adopted, Found, Rejected, Subject, adopt, reset_message};
 use crate::audit::context::context_id;
-use crate::audit::ledger::{self, Links, MARKER, Stored};
+use crate::audit::stored::{self, Links, MARKER, Stored};
 use crate::audit::timeline::{Record, new_entry};
 use crate::audit::{ContextObject, Entry};
 use crate::event::PullRequest;
@@ -140,7 +140,7 @@ impl Ledger<'_> {
                     return out;
                 }
             };
-            let (_, body) = ledger::render_fitting(merged.clone(), &self.links);
+            let (_, body) = stored::render_fitting(merged.clone(), &self.links);
             out.context = self.full_context(gh, &merged, &mut out).await;
             let written =
                 match marked_comment::write(gh, self.pr.number, comments.first(), &body).await {
@@ -225,19 +225,19 @@ impl Ledger<'_> {
         }
         let mut merged = base;
         for dup in duplicates {
-            match ledger::merge(merged.clone(), &dup.context, key) {
+            match stored::merge(merged.clone(), &dup.context, key) {
                 Ok(m) => merged = Some(m),
                 Err(e) => out.warnings.push(format!(
                     "a duplicate Context Object comment could not be folded in: {e}"
                 )),
             }
         }
-        ledger::merge(merged, &ours, key)
+        stored::merge(merged, &ours, key)
             .or_else(|e| {
                 out.warnings.push(format!(
                     "the stored ledger could not be extended ({e}); starting a new one"
                 ));
-                ledger::merge(None, &ours, key)
+                stored::merge(None, &ours, key)
             })
             .map_err(|e| failed(format!("sealing failed: {e}")))
     }
@@ -406,15 +406,15 @@ fn found_in(comment: &Comment) -> Found {
         } else {
             comment.html_url.clone()
         },
-        parsed: ledger::parse(comment.body()),
+        parsed: stored::parse(comment.body()),
     }
 }
 
 /// An audit file as a stored object (its anchor and recorded head included).
-fn stored_from_file(json: &[u8]) -> Result<Stored, ledger::LedgerError> {
+fn stored_from_file(json: &[u8]) -> Result<Stored, stored::LedgerError> {
     serde_json::from_slice::<ContextObject>(json)
         .map(Stored::from_file)
-        .map_err(|e| ledger::LedgerError::BadData(e.to_string()))
+        .map_err(|e| stored::LedgerError::BadData(e.to_string()))
 }
 
 fn write_failed(e: ApiError, pr: &PullRequest) -> EffectReport {
@@ -460,7 +460,7 @@ async fn confirmed(
         let Ok(comment) = gh.get_comment(id).await else {
             return false;
         };
-        let Ok(now) = ledger::parse(comment.body()) else {
+        let Ok(now) = stored::parse(comment.body()) else {
             return false;
         };
         if !ours.timeline.iter().all(|e| now.knows(&e.id)) {

@@ -3,17 +3,17 @@
 mod audit_file;
 mod context;
 mod effects;
+mod facts;
 mod finish;
 mod input_file;
 mod ledger;
 mod marked_comment;
 mod pipeline;
 mod policy_source;
-mod registry;
+mod pulls_of_event;
+mod reports;
 mod run_json;
-mod stages;
 mod state;
-mod targets;
 mod two_phase;
 mod upload;
 mod verify;
@@ -70,8 +70,8 @@ async fn run_command(
         Command::StatePut => state::put(settings, event).await,
         Command::ContextValidate => context::validate(settings),
         Command::ContextSync => context::sync(settings, event).await,
-        Command::Report => registry::report(settings).await,
-        Command::Assign => registry::assign(settings, event).await,
+        Command::Report => reports::report(settings).await,
+        Command::Assign => reports::assign(settings, event).await,
         Command::Verify => verify::run(settings, &settings.verify),
     }
 }

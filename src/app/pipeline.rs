@@ -3,9 +3,9 @@
 //! passed), then [`finish`]. Each stage's reading lives in `stages/<stage>.rs`; its
 //! decision is pure, in `crate::stage`.
 
+use super::facts::{self, Evaluated, StageInput};
 use super::finish::{PrRun, finish};
-use super::stages::{self, Evaluated, StageInput};
-use super::targets::{self, Targets};
+use super::pulls_of_event::{self, Pulls};
 use super::{github_client, load_event, policy_source, repository, run_url, two_phase};
 use crate::command::Command;
 use crate::error::{Error, Outcome, Result};
@@ -106,9 +106,9 @@ pub async fn release(settings: &Settings, event: Option<Event>) -> Result<Outcom
             })?;
             vec![gh.pull_request(number).await?]
         }
-        None => match targets::of_event(&event, clients.gh.as_ref()).await? {
-            Targets::Pulls(pulls) => pulls,
-            Targets::Nothing(why) => return super::nothing_to_do(settings, &why),
+        None => match pulls_of_event::find(&event, clients.gh.as_ref()).await? {
+            Pulls::Found(pulls) => pulls,
+            Pulls::Nothing(why) => return super::nothing_to_do(settings, &why),
         },
     };
     // Every run writes its outputs: these stand when no pull request gets to `finish`
@@ -164,7 +164,7 @@ pub async fn run_pr(
             policy: &policy,
             run_url: url.as_deref(),
         };
-        match stages::evaluate(stage, &input).await {
+        match facts::evaluate(stage, &input).await {
             Ok(Evaluated::Decided(result)) => results.push(result),
             Ok(Evaluated::DecidedOn(result, live)) => {
                 results.push(result);

@@ -6,7 +6,7 @@
 //! something was rejected, the new chain starts with an `action:ledger-reset` entry
 //! recording what was rejected, so the restart itself is on the record.
 
-use super::ledger::{LedgerError, Stored};
+use super::stored::{LedgerError, Stored};
 
 /// A stored object as found: where (a comment URL, an artifact) and what it parsed to.
 pub struct Found {
@@ -125,8 +125,8 @@ pub fn reset_message(rejected: &[Rejected]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::audit::ledger::{Links, parse};
-    use crate::audit::ledger::{merge, render};
+    use crate::audit::stored::{Links, parse};
+    use crate::audit::stored::{merge, render};
     use crate::audit::timeline::{Record, RunInfo, new_entry};
 
     const SUBJECT: Subject = Subject {

@@ -6,8 +6,8 @@ pub mod chain;
 pub mod context;
 pub mod derive;
 pub mod head;
-pub mod ledger;
 mod number;
+pub mod stored;
 pub mod timeline;
 pub mod verify;
 

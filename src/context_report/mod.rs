@@ -1,7 +1,7 @@
 //! The Agent Context Report protocol on GitHub: agents post `<context-report>` blocks
 //! on a registry issue (`council report`), and `council assign` ranks them for an issue
 //! with the seed's scoring rules, its bugs fixed. Pure: no I/O, no clock (`now` is
-//! passed in); reading and writing comments and labels live in `app::registry`.
+//! passed in); reading and writing comments and labels live in `app::reports`.
 //!
 //! Modules, each depending only on those before it: `strict_json` (JSON with comments,
 //! no duplicate members), `report` (the strict shape), `comment` (the comment and its

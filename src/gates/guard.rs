@@ -65,7 +65,7 @@ impl<'a> GuardFacts<'a> {
     }
 }
 
-/// Every registered guard gate's decision, in registry order.
+/// Every guard gate's decision, in the order of the gate table.
 pub fn evaluate(input: GuardInput) -> Vec<GateOutcome> {
     let facts = GuardFacts::of(input);
     GATES

@@ -2,8 +2,8 @@
 //!
 //! Every gate is one file holding one `GATE` constant (its name in the Context Object's
 //! `gates`, its timeline action, the policy key that configures it, and its check), and
-//! one line in [`register!`] below. The stages evaluate the registered gates of their
-//! kind; the ledger derives `gates` and stage statuses from the same registry.
+//! one line in [`gate_table!`] below. The stages evaluate the gates of their
+//! kind; the ledger derives `gates` and stage statuses from the same table.
 
 pub mod guard;
 pub mod release;
@@ -14,7 +14,7 @@ use crate::stage::Stage;
 
 /// Declares the gate modules and lists their `GATE`s, in the order they are evaluated
 /// and shown: adding a gate is its file plus its name here.
-macro_rules! register {
+macro_rules! gate_table {
     ($($gate:ident),* $(,)?) => {
         $(mod $gate;)*
         /// Every gate this build knows, in evaluation order.
@@ -22,7 +22,7 @@ macro_rules! register {
     };
 }
 
-register! {
+gate_table! {
     branch_name,
     target_branch,
     doc_coverage,
@@ -88,12 +88,12 @@ impl Gate {
     }
 }
 
-/// The registered gate a timeline action records, if any.
+/// The gate (in the table) a timeline action records, if any.
 pub fn by_action(action: &str) -> Option<&'static Gate> {
     GATES.iter().find(|g| g.action == action)
 }
 
-/// The registered gates of one stage, in order.
+/// The gates of one stage, in table order.
 pub fn of_stage(stage: Stage) -> impl Iterator<Item = &'static Gate> {
     GATES.iter().filter(move |g| g.stage() == stage)
 }
@@ -182,7 +182,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_registry_is_consistent() {
+    fn the_gate_table_is_consistent() {
         for (i, gate) in GATES.iter().enumerate() {
             assert!(gate.action.starts_with("check:"), "{}", gate.name);
             assert_eq!(gate_key(gate.action).as_deref(), Some(gate.name));
@@ -190,7 +190,7 @@ mod tests {
                 GATES[..i]
                     .iter()
                     .all(|g| g.name != gate.name && g.action != gate.action),
-                "{} is registered twice",
+                "{} is in the table twice",
                 gate.name
             );
         }
@@ -222,7 +222,7 @@ mod tests {
     }
 
     #[test]
-    fn unregistered_checks_map_dashes_to_underscores() {
+    fn checks_outside_the_table_map_dashes_to_underscores() {
         assert_eq!(
             gate_key("check:secret-scan").as_deref(),
             Some("secret_scan")

@@ -1,5 +1,5 @@
 //! Stage 3, the Executor: the facts both release gates look at, read from the API at
-//! decision time in `app::stages::release` (pure). The gates themselves are
+//! decision time in `app::facts::release` (pure). The gates themselves are
 //! `pipeline_green.rs` (every check on the commit complete and green) and
 //! `merge_ready.rs` (nothing else stands between the pull request and a merge). Nothing
 //! here comes from the ledger: the guard and review gates are evaluated again beside
@@ -194,7 +194,7 @@ pub struct AutoMerge {
     pub method: String,
 }
 
-/// Every registered release gate's decision, in registry order.
+/// Every release gate's decision, in the order of the gate table.
 pub fn evaluate(facts: &ReleaseFacts) -> Vec<GateOutcome> {
     GATES
         .iter()

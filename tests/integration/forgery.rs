@@ -2,7 +2,7 @@
 //! against an earlier version, now detected or harmless, over HTTP.
 
 use agent_council::audit::chain::seal;
-use agent_council::audit::ledger::{Links, MARKER, Stored, parse, render};
+use agent_council::audit::stored::{Links, MARKER, Stored, parse, render};
 use serde_json::{Map, Value, json};
 
 use crate::support::artifacts::{self, Artifact};

@@ -362,7 +362,7 @@ async fn api_calls_per_run_by_case() {
 /// the full Context Object (what the previous run's artifact holds).
 fn compacted_ledger(entries: usize) -> (String, Value) {
     use agent_council::audit::ContextObject;
-    use agent_council::audit::ledger::{Links, merge, render_fitting};
+    use agent_council::audit::stored::{Links, merge, render_fitting};
     use agent_council::audit::timeline::{Record, RunInfo, new_entry};
     use agent_council::event::Event;
     let event = serde_json::to_string(&fixture("pull_request.opened")).unwrap();

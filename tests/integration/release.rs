@@ -3,7 +3,7 @@
 //! left, and ends by taking every write it caused.
 
 use agent_council::audit::ContextObject;
-use agent_council::audit::ledger::{Links, MARKER, merge, parse, render};
+use agent_council::audit::stored::{Links, MARKER, merge, parse, render};
 use agent_council::audit::timeline::{Record, RunInfo, new_entry};
 use agent_council::event::PullRequest;
 use serde_json::Value;

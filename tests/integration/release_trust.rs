@@ -4,7 +4,7 @@
 //! an older build to see it); now the ledger is a record to append to, never a reason.
 
 use agent_council::audit::ContextObject;
-use agent_council::audit::ledger::{Links, MARKER, Stored, merge, parse, render};
+use agent_council::audit::stored::{Links, MARKER, Stored, merge, parse, render};
 use agent_council::audit::timeline::{Record, RunInfo, new_entry};
 use agent_council::event::PullRequest;
 use serde_json::{Value, json};

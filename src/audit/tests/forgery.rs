@@ -14,7 +14,7 @@ use serde_json::{Map, Value, json};
 use crate::audit::adopt::{Found, Subject, adopt};
 use crate::audit::chain::seal;
 use crate::audit::derive::derived;
-use crate::audit::ledger::{Links, Stored, merge, parse, render};
+use crate::audit::stored::{Links, Stored, merge, parse, render};
 use crate::audit::timeline::{Record, RunInfo, new_entry};
 use crate::audit::{ContextObject, Entry};
 
@@ -172,7 +172,7 @@ fn apply(stored: &Stored, edit: &Edit, reseal: bool) -> Value {
 fn found(value: &Value) -> Found {
     let parsed = match serde_json::from_value::<Stored>(value.clone()) {
         Ok(stored) => parse(&render(&stored, &Links::default())),
-        Err(e) => Err(crate::audit::ledger::LedgerError::BadData(e.to_string())),
+        Err(e) => Err(crate::audit::stored::LedgerError::BadData(e.to_string())),
     };
     Found {
         source: "comment".into(),

@@ -16,8 +16,8 @@ use crate::github::GitHub;
 
 /// The pull requests to evaluate, or why there are none.
 #[derive(Debug)]
-pub enum Targets {
-    Pulls(Vec<PullRequest>),
+pub enum Pulls {
+    Found(Vec<PullRequest>),
     Nothing(String),
 }
 
@@ -31,12 +31,12 @@ enum Wanted {
     MergedInto,
 }
 
-pub async fn of_event(event: &Event, gh: Option<&GitHub>) -> Result<Targets> {
+pub async fn find(event: &Event, gh: Option<&GitHub>) -> Result<Pulls> {
     // `branch`: where a merge commit would have landed (the pushed branch, the branch
     // the workflow ran on).
     let (sha, wanted, branch) = match event.name.as_str() {
         "pull_request" | "pull_request_target" | "pull_request_review" => {
-            return Ok(Targets::Pulls(vec![event.pull_request()?]));
+            return Ok(Pulls::Found(vec![event.pull_request()?]));
         }
         "check_suite" => (event.str_field("check_suite.head_sha")?, Wanted::Open, None),
         "status" => (event.str_field("sha")?, Wanted::Open, None),
@@ -56,19 +56,19 @@ pub async fn of_event(event: &Event, gh: Option<&GitHub>) -> Result<Targets> {
             let git_ref = event.str_field("ref")?;
             let after = event.str_field("after")?;
             let Some(branch) = git_ref.strip_prefix("refs/heads/") else {
-                return Ok(Targets::Nothing(format!(
+                return Ok(Pulls::Nothing(format!(
                     "push of `{git_ref}`: not a branch, so not a merge to check"
                 )));
             };
             if after.bytes().all(|b| b == b'0') {
-                return Ok(Targets::Nothing(format!(
+                return Ok(Pulls::Nothing(format!(
                     "push deleted branch `{branch}`: nothing to check"
                 )));
             }
             (after, Wanted::MergedInto, Some(branch.to_string()))
         }
         other => {
-            return Ok(Targets::Nothing(format!(
+            return Ok(Pulls::Nothing(format!(
                 "the release stage acts on reviews, labels, checks, statuses and pushes, not \
                  on `{other}`"
             )));
@@ -112,7 +112,7 @@ pub async fn of_event(event: &Event, gh: Option<&GitHub>) -> Result<Targets> {
     }
     if pulls.is_empty() {
         let short = sha.get(..7).unwrap_or(&sha);
-        return Ok(Targets::Nothing(match wanted {
+        return Ok(Pulls::Nothing(match wanted {
             Wanted::Open => format!("no open pull request has head {short}; nothing to release"),
             Wanted::OpenOrMerged => format!(
                 "{short} is neither the head of an open pull request nor the merge commit of \
@@ -124,7 +124,7 @@ pub async fn of_event(event: &Event, gh: Option<&GitHub>) -> Result<Targets> {
             ),
         }));
     }
-    Ok(Targets::Pulls(pulls))
+    Ok(Pulls::Found(pulls))
 }
 
 /// Adds the pull requests of `found` that the event is about: open at head `sha`, or
