@@ -8,9 +8,11 @@
 //!
 //! Run: `cargo bench --bench context -- --warm-up-time 1 --measurement-time 3`
 
+#![allow(clippy::unwrap_used)] // a test or measurement: a panic is its failure, with the message
+
 use std::hint::black_box;
 
-use agent_council::assistant_context::validate;
+use council_protocol::assistant_context::validate;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 #[path = "support/context.rs"]

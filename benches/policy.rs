@@ -16,12 +16,14 @@
 //!
 //! Run: `cargo bench --bench policy`
 
+#![allow(clippy::unwrap_used)] // a test or measurement: a panic is its failure, with the message
+
 use std::hint::black_box;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use agent_council::gates::guard::{GuardInput, evaluate};
-use agent_council::policy::Policy;
+use council_protocol::gates::guard::{GuardInput, evaluate};
+use council_protocol::policy::Policy;
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 
 const NAME_LEN: usize = 255;
@@ -203,7 +205,7 @@ fn bench(c: &mut Criterion) {
                         policy: &p.branches,
                         policy_source: &p.source,
                     });
-                    agent_council::gates::guard::passed(&outcomes)
+                    council_protocol::gates::guard::passed(&outcomes)
                 },
                 BatchSize::PerIteration,
             )

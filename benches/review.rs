@@ -4,12 +4,14 @@
 //!
 //! Run: `cargo bench --bench review -- --warm-up-time 1 --measurement-time 5`
 
+#![allow(clippy::unwrap_used)] // a test or measurement: a panic is its failure, with the message
+
 use std::hint::black_box;
 
-use agent_council::event::PullRequest;
-use agent_council::policy::{DiffSize, DocsGate, DocsPair, Review};
-use agent_council::review::{DiffFacts, FileChange, ReviewFacts};
-use agent_council::stage::review::evaluate;
+use council_protocol::event::PullRequest;
+use council_protocol::policy::{DiffSize, DocsGate, DocsPair, Review};
+use council_protocol::review::{DiffFacts, FileChange, ReviewFacts};
+use council_protocol::stage::review::evaluate;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 const FILES: usize = 3_000;
@@ -84,7 +86,7 @@ fn policy() -> Review {
 
 fn pr() -> PullRequest {
     let text = include_str!("../tests/data/events/pull_request.opened.json");
-    let mut pr = agent_council::event::Event::parse("pull_request", text, "bench")
+    let mut pr = council_protocol::event::Event::parse("pull_request", text, "bench")
         .and_then(|e| e.pull_request())
         .expect("the bundled payload parses");
     pr.body = "- [x] code\n- [ ] docs\n".repeat(20);

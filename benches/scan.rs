@@ -5,10 +5,12 @@
 //!
 //! Run: `cargo bench --bench scan -- --warm-up-time 1 --measurement-time 5`
 
+#![allow(clippy::unwrap_used)] // a test or measurement: a panic is its failure, with the message
+
 use std::hint::black_box;
 
-use agent_council::agent_state::find::may_hold_block;
-use agent_council::agent_state::{IssueComment, TrustConfig, select_latest};
+use council_protocol::agent_state::find::may_hold_block;
+use council_protocol::agent_state::{IssueComment, TrustConfig, select_latest};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 const TARGET_BYTES: usize = 50 * 1024 * 1024;

@@ -4,10 +4,12 @@
 //! entries: benches/verify_rss.py.
 //! Run: cargo bench --bench verify
 
+#![allow(clippy::unwrap_used)] // a test or measurement: a panic is its failure, with the message
+
 use std::hint::black_box;
 use std::time::Duration;
 
-use agent_council::audit::verify::{verify, verify_reader};
+use council_protocol::audit::verify::{verify, verify_reader};
 use criterion::{Criterion, criterion_group, criterion_main};
 
 #[path = "support/timeline.rs"]

@@ -4,11 +4,13 @@
 //!
 //!   cargo run --release --example assign_registry
 
+#![allow(clippy::unwrap_used)] // a test or measurement: a panic is its failure, with the message
+
 use std::time::Instant;
 
-use agent_council::agent_state::TrustConfig;
-use agent_council::context_report::{self, IssueFacts, RegistryComment};
 use chrono::{Duration, Utc};
+use council_protocol::agent_state::TrustConfig;
+use council_protocol::context_report::{self, IssueFacts, RegistryComment};
 use serde_json::json;
 
 fn main() {

@@ -3,9 +3,11 @@
 //!
 //!   cargo run --release --example compact_memory
 
+#![allow(clippy::unwrap_used)] // a test or measurement: a panic is its failure, with the message
+
 use std::time::Instant;
 
-use agent_council::agent_state::{AgentState, COMMENT_CHAR_LIMIT, Memory, render_comment};
+use council_protocol::agent_state::{AgentState, COMMENT_CHAR_LIMIT, Memory, render_comment};
 use serde_json::Value;
 
 const FIXTURE: &str = include_str!("../tests/data/github/repos-280.json");

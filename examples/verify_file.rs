@@ -3,10 +3,12 @@
 //!   cargo run --release --example verify_file -- gen 100000 /tmp/PR-123.json [KEY]
 //!   cargo run --release --example verify_file -- verify /tmp/PR-123.json [KEY]
 
+#![allow(clippy::unwrap_used)] // a test or measurement: a panic is its failure, with the message
+
 use std::process::ExitCode;
 use std::time::Instant;
 
-use agent_council::audit::verify::verify;
+use council_protocol::audit::verify::verify;
 
 #[path = "../benches/support/timeline.rs"]
 mod timeline;

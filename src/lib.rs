@@ -1,28 +1,10 @@
-//! agent-council: Guard, Review and Release gates for pull requests, a tamper-evident
-//! audit ledger, and `<agent-state>` pause/resume for agents, as one binary.
-//!
-//! Decision modules are pure; only `app`, `github`, `runner` and `settings` touch the world.
+//! agent-council's program: the orchestration (`app`), the command line (`cli`), how a
+//! run is configured (`settings`) and how it talks to the runner (`runner`). The rules
+//! are `council_protocol`'s (pure: no I/O, clock or environment); GitHub is reached only
+//! through `council_github`. The compiler keeps those borders: neither of them can call
+//! into this crate, and `council_protocol` depends on nothing that does I/O.
 
-pub mod agent_state;
 pub mod app;
-pub mod assistant_context;
-pub mod audit;
-pub mod chars;
 pub mod cli;
-pub mod command;
-pub mod context_report;
-pub mod error;
-pub mod event;
-pub mod gates;
-pub mod github;
-pub mod jitter;
-pub mod markdown;
-pub mod plan;
-pub mod policy;
-pub mod redact;
-pub mod render;
-pub mod review;
 pub mod runner;
-pub mod secrets;
 pub mod settings;
-pub mod stage;

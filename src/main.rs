@@ -1,8 +1,8 @@
 use agent_council::cli::Cli;
-use agent_council::error::Error;
 use agent_council::runner::{Level, Runner, workflow_command};
 use agent_council::settings::{RunnerEnv, Settings};
-use agent_council::stage::Outputs;
+use council_protocol::error::Error;
+use council_protocol::stage::Outputs;
 
 fn main() {
     // A bug must still end inside the contract's exit codes, with a message in the one
@@ -55,6 +55,6 @@ fn main() {
 /// Reports an error in the one style (`error: …` on a terminal, annotation + summary in
 /// Actions) and exits with its contract code.
 fn fail(runner: &Runner, e: &Error) -> ! {
-    e.report(runner);
+    runner.report(e);
     std::process::exit(e.exit_code())
 }

@@ -5,7 +5,7 @@ use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::error::{Error, Result};
+use council_protocol::error::{Error, Result};
 
 #[derive(Debug, Clone)]
 pub struct Runner {
@@ -58,6 +58,14 @@ impl Runner {
         } else {
             eprintln!("{}", terminal_line(level, title, message));
         }
+    }
+
+    /// Tells the user about an error that ended the run, in the one error style of every
+    /// command: on a terminal `error: <what went wrong and the fix>` on stderr; in Actions
+    /// an `::error title=…::` annotation and a section of the step summary.
+    pub fn report(&self, e: &council_protocol::error::Error) {
+        self.error(e.title(), &e.to_string());
+        let _ = self.append_summary(&e.summary_section());
     }
 
     /// An error in the one style of every command: an `::error title=…::` annotation in
@@ -113,7 +121,7 @@ fn delimiter_for(value: &str) -> String {
     loop {
         let delimiter = format!(
             "ghadelimiter_{}",
-            hex::encode(&crate::jitter::bytes()[..12])
+            hex::encode(&council_github::jitter::bytes()[..12])
         );
         if !value.contains(&delimiter) {
             return delimiter;
@@ -139,10 +147,10 @@ pub fn workflow_command(level: Level, title: &str, message: &str) -> String {
 /// no line of the command can start a second one. Every other [control](is_control) is
 /// shown as `<U+XXXX>`: the runner would decode no `%XX` form of it (the text would read
 /// `%1B`), and the `<U+XXXX>` form is how the product shows hidden characters elsewhere.
-/// Token-shaped text is redacted ([`crate::redact::shown`]): messages are redacted where
+/// Token-shaped text is redacted ([`council_protocol::redact::shown`]): messages are redacted where
 /// they quote input, and every log line is checked once more on its way out.
 pub fn escape_data(s: &str) -> String {
-    let s = crate::redact::shown(s);
+    let s = council_protocol::redact::shown(s);
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {
@@ -186,7 +194,7 @@ fn terminal_line(level: Level, title: &str, message: &str) -> String {
 /// Text for a terminal: line breaks kept, every other control shown as `<U+XXXX>`, and
 /// token-shaped text redacted as in [`escape_data`].
 fn terminal_text(s: &str) -> String {
-    let s = crate::redact::shown(s);
+    let s = council_protocol::redact::shown(s);
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {
         match c {

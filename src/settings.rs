@@ -7,13 +7,13 @@ use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::audit::RunInfo;
 use crate::cli::{self, Cli, ContextCommand, StateCommand};
-use crate::command::Command;
-use crate::error::{Error, Result};
-use crate::github::artifact::RuntimeEnv;
-use crate::github::retry::{RUN_BUDGET, RetryPolicy};
 use crate::runner::Runner;
+use council_github::artifact::RuntimeEnv;
+use council_github::retry::{RUN_BUDGET, RetryPolicy};
+use council_protocol::audit::RunInfo;
+use council_protocol::command::Command;
+use council_protocol::error::{Error, Result};
 
 /// A value that must never be printed: `Debug` shows `***`.
 #[derive(Clone, PartialEq, Eq)]

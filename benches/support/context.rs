@@ -176,7 +176,7 @@ fn every_line_invalid(budget: usize) -> String {
 /// value up to the size limit: the most problems and the most text at once.
 fn duplicates_up_to_the_budget(budget: usize) -> String {
     // The root mapping, each key and its value, and `z` with its value: all within.
-    let keys = agent_council::assistant_context::MAX_NODES / 2 - 2;
+    let keys = council_protocol::assistant_context::MAX_NODES / 2 - 2;
     padded("a:\n".repeat(keys), budget)
 }
 
@@ -184,7 +184,7 @@ fn duplicates_up_to_the_budget(budget: usize) -> String {
 /// value up to the size limit.
 fn files_changed_up_to_the_budget(budget: usize) -> String {
     // The root mapping, the key, the list, and `z` with its value: all within.
-    let items = agent_council::assistant_context::MAX_NODES - 5;
+    let items = council_protocol::assistant_context::MAX_NODES - 5;
     padded(format!("files_changed:\n{}", "- a\n".repeat(items)), budget)
 }
 

@@ -1,6 +1,6 @@
 //! Realistic timelines for the bench and the end-to-end example.
 
-use agent_council::audit::chain::seal;
+use council_protocol::audit::chain::seal;
 use serde_json::{Map, Value, json};
 
 const AGENTS: [(&str, &str); 4] = [

@@ -9,18 +9,20 @@
 
 use std::io::Cursor;
 
-use agent_council::agent_state::{
+use council_protocol::agent_state::{
     self, count_blocks, parse_block, read_block, render_block, render_comment, scan_comment,
 };
-use agent_council::assistant_context::{self, Edit, Field};
-use agent_council::audit::stored::{self, Links};
-use agent_council::audit::verify::{prove, verify_document, verify_reader};
-use agent_council::context_report::{self, Candidate, IssueFacts, parse_report, rank, strict_json};
-use agent_council::event::{Event, PullRequest};
-use agent_council::gates::guard::{self, GuardInput};
-use agent_council::policy::Policy;
-use agent_council::review::diff::added_lines;
-use agent_council::secrets::find_secrets;
+use council_protocol::assistant_context::{self, Edit, Field};
+use council_protocol::audit::stored::{self, Links};
+use council_protocol::audit::verify::{prove, verify_document, verify_reader};
+use council_protocol::context_report::{
+    self, Candidate, IssueFacts, parse_report, rank, strict_json,
+};
+use council_protocol::event::{Event, PullRequest};
+use council_protocol::gates::guard::{self, GuardInput};
+use council_protocol::policy::Policy;
+use council_protocol::review::diff::added_lines;
+use council_protocol::secrets::find_secrets;
 
 /// A fuzz target: raw bytes in, a panic on a bug.
 pub type Target = fn(&[u8]);
@@ -280,7 +282,7 @@ pub fn ledger_block(data: &[u8]) {
         .unwrap_or_else(|e| panic!("a rendered ledger comment does not read back: {e}"));
     assert_eq!(again, kept, "render then parse changed the stored object");
     let mut context = kept.context;
-    agent_council::audit::derive::derive(&mut context);
+    council_protocol::audit::derive::derive(&mut context);
 }
 
 /// `council verify`'s input: one audit file streamed, the same as a parsed document,

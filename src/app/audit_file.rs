@@ -43,7 +43,7 @@ pub fn write(workspace: &Path, context_id: &str, text: &str) -> Result<String, S
     // replaces whatever sits at the target instead of following it.
     let tmp_name = format!(
         "{context_id}.json.{}.tmp",
-        hex::encode(&crate::jitter::bytes()[..8])
+        hex::encode(&council_github::jitter::bytes()[..8])
     );
     let tmp = dir.join(&tmp_name);
     let failed = |what: &str, e: std::io::Error| format!("{what} out/audit/{tmp_name}: {e}");

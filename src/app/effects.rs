@@ -4,11 +4,11 @@
 //! handled here and nowhere else; retries live in the client.
 
 use super::marked_comment::{self, FindError, Once};
-use crate::audit::stored::COMMENT_LIMIT;
-use crate::event::PullRequest;
-use crate::github::{ApiError, GitHub};
-use crate::render::text::Message;
-use crate::stage::{Effect, EffectReport, EffectResult};
+use council_github::{ApiError, GitHub};
+use council_protocol::audit::stored::COMMENT_LIMIT;
+use council_protocol::event::PullRequest;
+use council_protocol::render::text::Message;
+use council_protocol::stage::{Effect, EffectReport, EffectResult};
 
 pub struct Executor<'a> {
     /// The workflow token's client (`github-token`).
@@ -177,7 +177,7 @@ async fn apply(gh: &GitHub, effect: &Effect) -> Result<EffectResult, Failure> {
 fn merge_refused(
     number: u64,
     sha: &str,
-    method: crate::policy::MergeMethod,
+    method: council_protocol::policy::MergeMethod,
     e: ApiError,
 ) -> Result<EffectResult, Failure> {
     let short = sha.get(..7).unwrap_or(sha);

@@ -10,19 +10,21 @@ use super::ledger::Ledger;
 use super::run_json;
 use super::upload::{Upload, upload};
 use super::{now, run_url};
-use crate::audit::stored::Links;
-use crate::audit::{ContextObject, ReleaseStatus};
-use crate::error::{Error, Outcome};
-use crate::event::{Event, PullRequest};
-use crate::gates::Verdict;
-use crate::github::artifact::artifact_name;
-use crate::github::{GitHub, RepoName};
-use crate::render::summary::{self, RunReport};
-use crate::render::text::Message;
 use crate::runner::Level;
 use crate::settings::Settings;
-use crate::stage::result::{entries, outcome};
-use crate::stage::{EffectReport, EffectResult, Output, Outputs, Stage, StageResult, Status};
+use council_github::artifact::artifact_name;
+use council_github::{GitHub, RepoName};
+use council_protocol::audit::stored::Links;
+use council_protocol::audit::{ContextObject, ReleaseStatus};
+use council_protocol::error::{Error, Outcome};
+use council_protocol::event::{Event, PullRequest};
+use council_protocol::gates::Verdict;
+use council_protocol::render::summary::{self, RunReport};
+use council_protocol::render::text::Message;
+use council_protocol::stage::result::{entries, outcome};
+use council_protocol::stage::{
+    EffectReport, EffectResult, Output, Outputs, Stage, StageResult, Status,
+};
 
 /// Everything a pull-request run acts with.
 pub struct PrRun<'a> {

@@ -6,7 +6,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use crate::error::{Error, Result};
+use council_protocol::error::{Error, Result};
 
 /// Larger files are refused; memory is compacted to fit a 65,536-character comment, so
 /// megabytes of it would only be cut away.

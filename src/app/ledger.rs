@@ -8,19 +8,19 @@ use std::time::Duration;
 
 use super::effects::read_only;
 use super::marked_comment::{self, FindError};
-use crate::audit::adopt::{Adopted, Found, Rejected, Subject, adopt, reset_message};
-use crate::audit::context::context_id;
-use crate::audit::stored::{self, Links, MARKER, Stored};
-use crate::audit::timeline::{Record, new_entry};
-use crate::audit::{ContextObject, Entry};
-use crate::event::PullRequest;
-use crate::github::artifact::{
+use crate::settings::Settings;
+use council_github::artifact::{
     DownloadOptions, Downloaded, PassedOver, Provenance, download_first, download_trusted,
 };
-use crate::github::{ApiError, Comment, GitHub, RepoName};
-use crate::render::text::Message;
-use crate::settings::Settings;
-use crate::stage::{EffectReport, EffectResult, Stage};
+use council_github::{ApiError, Comment, GitHub, RepoName};
+use council_protocol::audit::adopt::{Adopted, Found, Rejected, Subject, adopt, reset_message};
+use council_protocol::audit::context::context_id;
+use council_protocol::audit::stored::{self, Links, MARKER, Stored};
+use council_protocol::audit::timeline::{Record, new_entry};
+use council_protocol::audit::{ContextObject, Entry};
+use council_protocol::event::PullRequest;
+use council_protocol::render::text::Message;
+use council_protocol::stage::{EffectReport, EffectResult, Stage};
 
 /// Write-and-check rounds before giving up on a contended comment.
 const ROUNDS: u32 = 10;
@@ -456,7 +456,10 @@ async fn confirmed(
             return true;
         };
         step += 1;
-        tokio::time::sleep(Duration::from_millis(crate::jitter::in_range(low, high))).await;
+        tokio::time::sleep(Duration::from_millis(council_github::jitter::in_range(
+            low, high,
+        )))
+        .await;
         let Ok(comment) = gh.get_comment(id).await else {
             return false;
         };

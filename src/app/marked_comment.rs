@@ -5,7 +5,7 @@
 //! explanation) and by `council report` (one context-report comment per agent, through
 //! [`upsert`]).
 
-use crate::github::{ApiError, Comment, GitHub};
+use council_github::{ApiError, Comment, GitHub};
 
 #[derive(Debug)]
 pub enum FindError {

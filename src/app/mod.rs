@@ -22,14 +22,14 @@ mod workspace_file;
 use std::io::Read;
 use std::path::Path;
 
-use crate::command::Command;
-use crate::error::{Error, Outcome, Result};
-use crate::event::Event;
-use crate::github::{GitHub, GitHubConfig, RepoName};
-use crate::plan::{Plan, command_for};
 use crate::runner::Level;
 use crate::settings::{CommandKind, Secret, Settings};
-use crate::stage::Outputs;
+use council_github::{GitHub, GitHubConfig, RepoName};
+use council_protocol::command::Command;
+use council_protocol::error::{Error, Outcome, Result};
+use council_protocol::event::Event;
+use council_protocol::plan::{Plan, command_for};
+use council_protocol::stage::Outputs;
 
 /// Runs the command. Whatever happens, the run's outputs are written: an error before a
 /// stage could decide leaves every status `PENDING` (SPEC: exit 3 included).

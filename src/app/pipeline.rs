@@ -1,20 +1,20 @@
 //! A pull-request run: read what the stages need (the event, the base-branch policy),
 //! evaluate the planned stages in order (a stage runs only while every gate before it
 //! passed), then [`finish`]. Each stage's reading lives in `stages/<stage>.rs`; its
-//! decision is pure, in `crate::stage`.
+//! decision is pure, in `council_protocol::stage`.
 
 use super::facts::{self, Evaluated, StageInput};
 use super::finish::{PrRun, finish};
 use super::pulls_of_event::{self, Pulls};
 use super::{github_client, load_event, policy_source, repository, run_url, two_phase};
-use crate::command::Command;
-use crate::error::{Error, Outcome, Result};
-use crate::event::{Event, PullRequest};
-use crate::github::{GitHub, RepoName};
-use crate::render::text::Message;
 use crate::runner::Level;
 use crate::settings::Settings;
-use crate::stage::{Outputs, Stage, StageResult};
+use council_github::{GitHub, RepoName};
+use council_protocol::command::Command;
+use council_protocol::error::{Error, Outcome, Result};
+use council_protocol::event::{Event, PullRequest};
+use council_protocol::render::text::Message;
+use council_protocol::stage::{Outputs, Stage, StageResult};
 
 /// The repository and the two clients a run acts with.
 pub struct Clients {

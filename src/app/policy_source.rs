@@ -4,10 +4,10 @@
 use std::path::Path;
 
 use super::{ReadError, display_path, read_text};
-use crate::error::{Error, Result};
-use crate::github::GitHub;
-use crate::policy::Policy;
 use crate::settings::Settings;
+use council_github::GitHub;
+use council_protocol::error::{Error, Result};
+use council_protocol::policy::Policy;
 
 /// A local policy file is read up to this size; the parser refuses what is over its own
 /// (smaller) limit with a proper message, this only keeps `/dev/zero` from filling memory.

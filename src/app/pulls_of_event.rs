@@ -10,9 +10,9 @@
 
 use serde_json::Value;
 
-use crate::error::{Error, Result};
-use crate::event::{Event, PullRequest};
-use crate::github::GitHub;
+use council_github::GitHub;
+use council_protocol::error::{Error, Result};
+use council_protocol::event::{Event, PullRequest};
 
 /// The pull requests to evaluate, or why there are none.
 #[derive(Debug)]

@@ -6,10 +6,10 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::error::Error;
-use crate::render::summary::RunReport;
 use crate::settings::Settings;
-use crate::stage::{EffectReport, EffectResult, Output, Outputs};
+use council_protocol::error::Error;
+use council_protocol::render::summary::RunReport;
+use council_protocol::stage::{EffectReport, EffectResult, Output, Outputs};
 
 pub fn pr_run(
     settings: &Settings,

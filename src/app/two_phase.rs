@@ -9,12 +9,12 @@
 use serde_json::Value;
 
 use super::pipeline::{Clients, run_pr};
-use crate::error::{Error, Outcome, Result};
-use crate::event::Event;
-use crate::github::artifact::run_artifact_names;
 use crate::runner::Level;
 use crate::settings::Settings;
-use crate::stage::Stage;
+use council_github::artifact::run_artifact_names;
+use council_protocol::error::{Error, Outcome, Result};
+use council_protocol::event::Event;
+use council_protocol::stage::Stage;
 
 pub async fn apply(
     settings: &Settings,
@@ -58,7 +58,7 @@ pub async fn apply(
             .annotate(Level::Notice, "council review", &why);
         settings
             .runner
-            .set_outputs(&crate::stage::Outputs::pending().pairs())?;
+            .set_outputs(&council_protocol::stage::Outputs::pending().pairs())?;
         return Ok(Outcome::Passed);
     }
     let mut outcome = Outcome::Passed;

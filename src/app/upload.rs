@@ -1,11 +1,11 @@
 //! The audit file as the artifact `audit-PR-<n>`, through the Actions Results service.
 
-use crate::audit::ContextObject;
-use crate::github::artifact::{self, UploadOptions, UploadOutcome, UploadRequest};
-use crate::render::text::Message;
 use crate::runner::Level;
 use crate::settings::Settings;
-use crate::stage::{EffectReport, EffectResult};
+use council_github::artifact::{self, UploadOptions, UploadOutcome, UploadRequest};
+use council_protocol::audit::ContextObject;
+use council_protocol::render::text::Message;
+use council_protocol::stage::{EffectReport, EffectResult};
 
 pub enum Upload {
     Done(String, EffectReport),

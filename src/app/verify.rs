@@ -15,14 +15,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::audit::derive::derived;
-use crate::audit::head::Head;
-use crate::audit::verify::{
-    EntryFacts, Proof, StreamError, VerifiedDocument, prove, verify_reader,
-};
-use crate::error::{Error, Outcome, Result};
 use crate::runner::Level;
 use crate::settings::{Settings, VerifyOptions};
+use council_protocol::audit::derive::derived;
+use council_protocol::audit::head::Head;
+use council_protocol::audit::verify::{
+    EntryFacts, Proof, StreamError, VerifiedDocument, prove, verify_reader,
+};
+use council_protocol::error::{Error, Outcome, Result};
 
 /// Files are streamed, but one entry is held whole, with its canonical form: a cap keeps
 /// a hostile file of one giant entry from exhausting memory.
@@ -77,7 +77,7 @@ fn check(settings: &Settings, options: &VerifyOptions) -> Result<Value> {
     }
     settings.runner.append_summary(&format!(
         "### agent-council · verify\n\n✅ {}\n",
-        crate::render::text::escape_text(&line)
+        council_protocol::render::text::escape_text(&line)
     ))?;
     if settings.in_actions {
         settings

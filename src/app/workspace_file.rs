@@ -7,7 +7,7 @@ use std::fs::{self, OpenOptions};
 use std::io::{ErrorKind, Write};
 use std::path::{Component, Path, PathBuf};
 
-use crate::error::{Error, Result};
+use council_protocol::error::{Error, Result};
 
 /// A path inside the workspace: the full path, and how messages show it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,7 +137,7 @@ pub fn write(workspace: &Path, path: &WorkspacePath, text: &str) -> Result<()> {
     // whatever sits at the target instead of following it.
     let tmp = dir.join(format!(
         ".council-{}.tmp",
-        hex::encode(&crate::jitter::bytes()[..8])
+        hex::encode(&council_github::jitter::bytes()[..8])
     ));
     let mut file = OpenOptions::new()
         .write(true)

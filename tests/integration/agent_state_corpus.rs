@@ -3,7 +3,7 @@
 //! whose writer left `&` or `<` unescaped (as the origin project's writers do) are read
 //! leniently with a warning; real structure errors and entities are still refused.
 
-use agent_council::agent_state::{
+use council_protocol::agent_state::{
     AgentState, IssueComment, Progress, Selection, TrustConfig, WarningKind, select_latest,
 };
 

@@ -7,14 +7,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
-use agent_council::github::artifact::{
+use base64::Engine as _;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use council_github::artifact::{
     ArtifactError, DownloadOptions, RuntimeEnv, UploadOptions, UploadOutcome, UploadReport,
     UploadRequest, download_previous, upload, zip_audit_file,
 };
-use agent_council::github::retry::RetryPolicy;
-use agent_council::github::{GitHub, GitHubConfig, RepoName};
-use base64::Engine as _;
-use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+use council_github::retry::RetryPolicy;
+use council_github::{GitHub, GitHubConfig, RepoName};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use wiremock::matchers::{method, path, query_param};
@@ -511,7 +511,7 @@ async fn a_token_without_actions_results_fails_before_any_request() {
         let report = upload(&e, &request(AUDIT), &options()).await;
         assert!(matches!(failed(&report), ArtifactError::Token(_)));
         assert_eq!(report.requests, 0);
-        let code = agent_council::error::Error::from(report.result.unwrap_err()).exit_code();
+        let code = council_protocol::error::Error::from(report.result.unwrap_err()).exit_code();
         assert_eq!(code, 3);
     }
     assert!(results.received_requests().await.unwrap().is_empty());
@@ -1014,7 +1014,7 @@ async fn a_digest_mismatch_is_rejected() {
         "{e:?}"
     );
     assert!(e.to_string().contains("re-run the job"));
-    let code = agent_council::error::Error::from(e).exit_code();
+    let code = council_protocol::error::Error::from(e).exit_code();
     assert_eq!(code, 3);
 }
 
@@ -1161,7 +1161,7 @@ async fn rest_without_digest() -> Rest {
 // ---------------------------------------------------------------- no panics on any input
 
 mod never_panics {
-    use agent_council::github::artifact::{backend_ids, is_ghes, read_audit_file, zip_audit_file};
+    use council_github::artifact::{backend_ids, is_ghes, read_audit_file, zip_audit_file};
     use proptest::prelude::*;
 
     proptest! {

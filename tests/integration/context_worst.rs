@@ -9,7 +9,9 @@
 #[path = "../../benches/support/context.rs"]
 mod inputs;
 
-use agent_council::assistant_context::{ContextFile, MAX_NODES, MAX_PROBLEMS, Problem, validate};
+use council_protocol::assistant_context::{
+    ContextFile, MAX_NODES, MAX_PROBLEMS, Problem, validate,
+};
 
 fn verdict(case: &inputs::Case) -> Result<ContextFile, Vec<Problem>> {
     assert!(case.text.len() <= inputs::LIMIT, "{}", case.name);

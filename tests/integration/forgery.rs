@@ -1,8 +1,8 @@
 //! A ledger nobody can forge: each way of rewriting the stored record that worked
 //! against an earlier version, now detected or harmless, over HTTP.
 
-use agent_council::audit::chain::seal;
-use agent_council::audit::stored::{Links, MARKER, Stored, parse, render};
+use council_protocol::audit::chain::seal;
+use council_protocol::audit::stored::{Links, MARKER, Stored, parse, render};
 use serde_json::{Map, Value, json};
 
 use crate::support::artifacts::{self, Artifact};

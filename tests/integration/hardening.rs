@@ -11,9 +11,9 @@ use tokio::net::TcpListener;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use agent_council::github::rest::MAX_COMMENT_PAGES;
-use agent_council::github::retry::RetryPolicy;
-use agent_council::github::{GitHub, GitHubConfig, RepoName};
+use council_github::rest::MAX_COMMENT_PAGES;
+use council_github::retry::RetryPolicy;
+use council_github::{GitHub, GitHubConfig, RepoName};
 
 use crate::support::fake_github::FakeGitHub;
 use crate::support::faults::Fault;

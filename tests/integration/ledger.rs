@@ -361,10 +361,10 @@ async fn api_calls_per_run_by_case() {
 /// the comment had to drop the oldest entries to summaries. Returns the comment body and
 /// the full Context Object (what the previous run's artifact holds).
 fn compacted_ledger(entries: usize) -> (String, Value) {
-    use agent_council::audit::ContextObject;
-    use agent_council::audit::stored::{Links, merge, render_fitting};
-    use agent_council::audit::timeline::{Record, RunInfo, new_entry};
-    use agent_council::event::Event;
+    use council_protocol::audit::ContextObject;
+    use council_protocol::audit::stored::{Links, merge, render_fitting};
+    use council_protocol::audit::timeline::{Record, RunInfo, new_entry};
+    use council_protocol::event::Event;
     let event = serde_json::to_string(&fixture("pull_request.opened")).unwrap();
     let pr = Event::parse("pull_request", &event, "e")
         .unwrap()

@@ -1,5 +1,7 @@
 //! One integration-test binary, one module per feature.
 
+#![allow(clippy::unwrap_used)] // a test or measurement: a panic is its failure, with the message
+
 mod support;
 
 mod action_metadata;

@@ -174,7 +174,7 @@ async fn a_bad_report_is_exit_2_naming_the_field_and_nothing_is_posted() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_seed_example_with_comments_is_accepted_from_a_file() {
     let gh = world().await;
-    let example = include_str!("../../src/context_report/tests.rs")
+    let example = include_str!("../../crates/council-protocol/src/context_report/tests.rs")
         .split("const SEED_EXAMPLE: &str = r#\"")
         .nth(1)
         .and_then(|rest| rest.split("\"#;").next())

@@ -2,10 +2,10 @@
 //! the exact API calls (with the token each used) and the timeline entries the decision
 //! left, and ends by taking every write it caused.
 
-use agent_council::audit::ContextObject;
-use agent_council::audit::stored::{Links, MARKER, merge, parse, render};
-use agent_council::audit::timeline::{Record, RunInfo, new_entry};
-use agent_council::event::PullRequest;
+use council_protocol::audit::ContextObject;
+use council_protocol::audit::stored::{Links, MARKER, merge, parse, render};
+use council_protocol::audit::timeline::{Record, RunInfo, new_entry};
+use council_protocol::event::PullRequest;
 use serde_json::Value;
 
 use crate::support::fake_github::FakeGitHub;
@@ -1015,7 +1015,7 @@ async fn a_merge_council_did_not_make_is_not_checked_or_touched() {
         .grant(Scope::Contents, Access::Write)
         .grant(Scope::PullRequests, Access::Write);
     crate::world::client(&gh, MAINTAINER)
-        .merge_pull(7, SHA, agent_council::policy::MergeMethod::Merge)
+        .merge_pull(7, SHA, council_protocol::policy::MergeMethod::Merge)
         .await
         .unwrap();
     let merge_sha = gh.pr_state(7).merge_commit_sha.unwrap();

@@ -3,10 +3,10 @@
 //! build before release decided from live facts (run them with `COUNCIL_BIN` pointing at
 //! an older build to see it); now the ledger is a record to append to, never a reason.
 
-use agent_council::audit::ContextObject;
-use agent_council::audit::stored::{Links, MARKER, Stored, merge, parse, render};
-use agent_council::audit::timeline::{Record, RunInfo, new_entry};
-use agent_council::event::PullRequest;
+use council_protocol::audit::ContextObject;
+use council_protocol::audit::stored::{Links, MARKER, Stored, merge, parse, render};
+use council_protocol::audit::timeline::{Record, RunInfo, new_entry};
+use council_protocol::event::PullRequest;
 use serde_json::{Value, json};
 
 use crate::support::artifacts::{self, Artifact};
@@ -395,7 +395,7 @@ async fn a_merge_someone_else_made_is_never_reverted_whatever_the_ledger_says() 
         .grant(Scope::Contents, Access::Write)
         .grant(Scope::PullRequests, Access::Write);
     crate::world::client(&gh, MAINTAINER)
-        .merge_pull(7, SHA, agent_council::policy::MergeMethod::Merge)
+        .merge_pull(7, SHA, council_protocol::policy::MergeMethod::Merge)
         .await
         .unwrap();
     let merge_sha = gh.pr_state(7).merge_commit_sha.unwrap();
@@ -583,7 +583,7 @@ async fn the_release_token_s_identity_decides_what_is_council_s_merge() {
     gh.pr(7).head(HEAD_REF, SHA).base("develop");
     let before = gh.branch_head("develop").unwrap();
     crate::world::client(&gh, RELEASE_TOKEN)
-        .merge_pull(7, SHA, agent_council::policy::MergeMethod::Merge)
+        .merge_pull(7, SHA, council_protocol::policy::MergeMethod::Merge)
         .await
         .unwrap();
     let merge_sha = gh.pr_state(7).merge_commit_sha.unwrap();

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agent_council::audit::chain::seal;
+use council_protocol::audit::chain::seal;
 use serde_json::{Map, Value, json};
 
 use crate::support::{Council, fixture};
@@ -127,13 +127,13 @@ fn write_part(
     from: usize,
     to: usize,
 ) -> PathBuf {
-    let history: Vec<agent_council::audit::Entry> = full[..to]
+    let history: Vec<council_protocol::audit::Entry> = full[..to]
         .iter()
         .map(|e| serde_json::from_value(Value::Object(e.clone())).unwrap())
         .collect();
-    let (state, gates) = agent_council::audit::derive::derived(&history);
+    let (state, gates) = council_protocol::audit::derive::derived(&history);
     let key: Option<&[u8]> = full[0].contains_key("signature").then_some(b"k");
-    let head = agent_council::audit::head::Head::new(
+    let head = council_protocol::audit::head::Head::new(
         to,
         history.last().map_or("", |e| e.hash.as_str()),
         key,

@@ -18,8 +18,8 @@ mod tokens;
 
 use std::time::Duration;
 
-use agent_council::github::retry::RetryPolicy;
-use agent_council::github::{GitHub, GitHubConfig, RepoName};
+use council_github::retry::RetryPolicy;
+use council_github::{GitHub, GitHubConfig, RepoName};
 use serde_json::Value;
 
 use crate::support::REPO;

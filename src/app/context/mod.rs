@@ -1,6 +1,6 @@
 //! `council context validate|show|sync` and the action commands `context-validate` and
 //! `context-sync`: files read from the workspace, checked with
-//! [`crate::assistant_context::validate`], and mapped to and from an issue's latest
+//! [`council_protocol::assistant_context::validate`], and mapped to and from an issue's latest
 //! `<agent-state>` (the mapping itself is `assistant_context::sync`).
 //!
 //! Exit codes: an invalid file is a failed check (1, like a gate); a file that cannot be
@@ -11,14 +11,14 @@ mod report;
 
 use std::path::{Path, PathBuf};
 
-use crate::agent_state::put::ProgressInput;
-use crate::agent_state::put::PutRequest;
-use crate::assistant_context::{self, ContextFile, MAX_FILE_BYTES, sync};
-use crate::error::{Error, Outcome, Result};
-use crate::event::Event;
 use crate::runner::{FileLine, Level};
 use crate::settings::{Direction, Settings};
-use crate::stage::Outputs;
+use council_protocol::agent_state::put::ProgressInput;
+use council_protocol::agent_state::put::PutRequest;
+use council_protocol::assistant_context::{self, ContextFile, MAX_FILE_BYTES, sync};
+use council_protocol::error::{Error, Outcome, Result};
+use council_protocol::event::Event;
+use council_protocol::stage::Outputs;
 
 use super::state::{Target, announce, finish, publish, read_latest};
 use super::workspace_file::{self, WorkspacePath};

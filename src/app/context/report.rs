@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
-use crate::assistant_context::{ContextFile, Field, Fields, Problem};
-use crate::render::text::{cell, escape_inline, literal, visible};
+use council_protocol::assistant_context::{ContextFile, Field, Fields, Problem};
+use council_protocol::render::text::{cell, escape_inline, literal, visible};
 
 /// One file's verdict.
 pub struct Checked {

@@ -1,8 +1,8 @@
 //! The guard reads nothing beyond the event and the policy.
 
 use super::StageInput;
-use crate::stage::StageResult;
-use crate::stage::guard::{GuardStage, evaluate as decide};
+use council_protocol::stage::StageResult;
+use council_protocol::stage::guard::{GuardStage, evaluate as decide};
 
 pub fn evaluate(input: &StageInput) -> StageResult {
     let previous_base = input.event.previous_base();

@@ -1,17 +1,17 @@
 //! What each pipeline stage reads before it decides: one file per stage, each handing
-//! facts to the stage's pure evaluation in `crate::stage`.
+//! facts to the stage's pure evaluation in `council_protocol::stage`.
 
 mod guard;
 mod release;
 mod review;
 
 use super::pipeline::Clients;
-use crate::error::Result;
-use crate::event::{Event, PullRequest};
-use crate::policy::Policy;
-use crate::render::text::Message;
 use crate::settings::Settings;
-use crate::stage::{Stage, StageResult};
+use council_protocol::error::Result;
+use council_protocol::event::{Event, PullRequest};
+use council_protocol::policy::Policy;
+use council_protocol::render::text::Message;
+use council_protocol::stage::{Stage, StageResult};
 
 /// Everything a stage may read from: the run, the pull request, its base-branch policy,
 /// and the results of the stages before it in this run.

@@ -15,21 +15,21 @@ use std::time::Duration;
 use super::review::read_diff;
 use super::{Evaluated, StageInput, skipped_note};
 use crate::app::policy_source;
-use crate::command::Command;
-use crate::error::{Error, Result};
-use crate::event::PullRequest;
-use crate::gates::release::{
+use crate::settings::{CommandKind, Settings};
+use council_github::GitHub;
+use council_github::pulls::{ContextNode, MAX_CHECK_PAGES, RollupPr, RollupShape};
+use council_protocol::command::Command;
+use council_protocol::error::{Error, Result};
+use council_protocol::event::PullRequest;
+use council_protocol::gates::release::{
     AutoMerge, CheckFact, CheckKind, CheckState, Mergeable, OpenFacts, Pipeline, ReleaseFacts,
     ReviewFact,
 };
-use crate::github::GitHub;
-use crate::github::pulls::{ContextNode, MAX_CHECK_PAGES, RollupPr, RollupShape};
-use crate::policy::Policy;
-use crate::render::text::Message;
-use crate::review::{ContextCheck, DiffFacts};
-use crate::settings::{CommandKind, Settings};
-use crate::stage::Stage;
-use crate::stage::release::{
+use council_protocol::policy::Policy;
+use council_protocol::render::text::Message;
+use council_protocol::review::{ContextCheck, DiffFacts};
+use council_protocol::stage::Stage;
+use council_protocol::stage::release::{
     ReleaseStage, ReviewReading, evaluate as decide, waits_only_for_review,
 };
 

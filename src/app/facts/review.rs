@@ -5,14 +5,14 @@
 //! decision is recorded only when the head did not move while they were read.
 
 use super::{Evaluated, StageInput, skipped_note};
-use crate::assistant_context;
-use crate::error::{Error, Result};
-use crate::event::PullRequest;
-use crate::gates::release::short;
-use crate::github::GitHub;
-use crate::policy::Policy;
-use crate::review::{ContextCheck, DiffFacts, ReviewFacts, is_assistant_context};
-use crate::stage::Stage;
+use council_github::GitHub;
+use council_protocol::assistant_context;
+use council_protocol::error::{Error, Result};
+use council_protocol::event::PullRequest;
+use council_protocol::gates::release::short;
+use council_protocol::policy::Policy;
+use council_protocol::review::{ContextCheck, DiffFacts, ReviewFacts, is_assistant_context};
+use council_protocol::stage::Stage;
 
 /// ASSISTANT_CONTEXT files read at most (one request each); more are reported unread.
 const MAX_CONTEXT_FILES: usize = 20;
@@ -38,14 +38,14 @@ pub async fn evaluate(input: &StageInput<'_>) -> Result<Evaluated> {
             ),
         )));
     }
-    Ok(Evaluated::Decided(crate::stage::review::evaluate(
-        &ReviewFacts {
+    Ok(Evaluated::Decided(
+        council_protocol::stage::review::evaluate(&ReviewFacts {
             pr,
             policy: &input.policy.review,
             diff: &diff,
             context_files: &context_files,
-        },
-    )))
+        }),
+    ))
 }
 
 /// The diff GitHub lists for the pull request now, and its changed ASSISTANT_CONTEXT

@@ -14,13 +14,13 @@ use chrono::Utc;
 use super::input_file;
 use super::marked_comment::{self, FindError, Upserted};
 use super::state::{MAX_PAGES, Target, first_page, read_error};
-use crate::context_report::{self, IssueFacts, RegistryComment, parse_report};
-use crate::error::{Error, Outcome, Result};
-use crate::event::Event;
-use crate::github::issue_state::StateComment;
 use crate::runner::Level;
 use crate::settings::Settings;
-use crate::stage::{Output, Outputs};
+use council_github::issue_state::StateComment;
+use council_protocol::context_report::{self, IssueFacts, RegistryComment, parse_report};
+use council_protocol::error::{Error, Outcome, Result};
+use council_protocol::event::Event;
+use council_protocol::stage::{Output, Outputs};
 
 use view::{AssignView, LabelChange, ReportView};
 
@@ -173,7 +173,7 @@ pub async fn assign(settings: &Settings, event: Option<Event>) -> Result<Outcome
             ASSIGN_TITLE,
             &format!(
                 "the registry issue has more than {} comments; older reports were not read",
-                MAX_PAGES * crate::github::issue_state::PAGE
+                MAX_PAGES * council_github::issue_state::PAGE
             ),
         );
     }
@@ -253,11 +253,11 @@ async fn apply_label(
             gh.remove_label(target.issue, old)
                 .await
                 .or_else(|e| match e {
-                    crate::github::ApiError::NotFound { .. } => Ok(()),
+                    council_github::ApiError::NotFound { .. } => Ok(()),
                     e => Err(e),
                 })?;
         }
-        Ok::<(), crate::github::ApiError>(())
+        Ok::<(), council_github::ApiError>(())
     }
     .await;
     match result {

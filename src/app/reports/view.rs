@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
-use crate::context_report::{Ranking, Registry, Report};
-use crate::render::text::{cell, escape_inline, literal, visible};
+use council_protocol::context_report::{Ranking, Registry, Report};
+use council_protocol::render::text::{cell, escape_inline, literal, visible};
 
 pub struct ReportView<'a> {
     pub repo: &'a str,

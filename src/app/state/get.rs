@@ -3,10 +3,10 @@
 use super::read::{Latest, MAX_COMMENTS, read_latest};
 use super::report::{self, ReadReport};
 use super::{Target, outputs};
-use crate::error::{Outcome, Result};
-use crate::event::Event;
 use crate::runner::Level;
 use crate::settings::Settings;
+use council_protocol::error::{Outcome, Result};
+use council_protocol::event::Event;
 
 pub async fn run(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
     let target = Target::resolve(settings, event, "state get")?;
@@ -89,7 +89,7 @@ pub(super) fn element_warnings(latest: &Latest) -> Vec<String> {
         .source
         .as_ref()
         .map_or("the latest block", |s| s.html_url.as_str());
-    let v21 = crate::agent_state::v21::read(state);
+    let v21 = council_protocol::agent_state::v21::read(state);
     let mut out: Vec<String> = v21
         .warnings
         .iter()

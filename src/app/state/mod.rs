@@ -17,12 +17,12 @@ pub use put::run as put;
 pub(crate) use read::{MAX_PAGES, first_page, read_error, read_latest};
 
 use super::{github_client, load_event, repository_of};
-use crate::agent_state::AgentState;
-use crate::error::{Error, Result};
-use crate::event::Event;
-use crate::github::{GitHub, RepoName};
 use crate::settings::Settings;
-use crate::stage::{Output, Outputs};
+use council_github::{GitHub, RepoName};
+use council_protocol::agent_state::AgentState;
+use council_protocol::error::{Error, Result};
+use council_protocol::event::Event;
+use council_protocol::stage::{Output, Outputs};
 
 /// The issue a state command works on, and a client for its repository.
 pub(crate) struct Target {
@@ -95,7 +95,7 @@ impl Target {
 /// `state-*` outputs (empty for fields the block leaves out), plus `PENDING` for the
 /// PR stages that did not run.
 pub(crate) fn outputs(state: &AgentState, comment_url: &str) -> Outputs {
-    let v21 = crate::agent_state::v21::read(state);
+    let v21 = council_protocol::agent_state::v21::read(state);
     let text = |v: &Option<String>| v.clone().unwrap_or_default();
     let mut out = Outputs::pending();
     out.set(Output::StateIntent, text(&state.intent))

@@ -8,14 +8,14 @@ use super::put_report::{self, PutReport, Written};
 use super::read::{Latest, read_latest};
 use super::report::ReadReport;
 use super::{Target, outputs};
-use crate::agent_state::put::{PutInputs, PutRequest, overlay, validate};
-use crate::agent_state::{AgentState, render_block, render_comment};
 use crate::app::input_file;
-use crate::error::{Error, Outcome, Result};
-use crate::event::Event;
 use crate::runner::Level;
-use crate::secrets::{SecretMatch, find_secrets};
 use crate::settings::Settings;
+use council_protocol::agent_state::put::{PutInputs, PutRequest, overlay, validate};
+use council_protocol::agent_state::{AgentState, render_block, render_comment};
+use council_protocol::error::{Error, Outcome, Result};
+use council_protocol::event::Event;
+use council_protocol::secrets::{SecretMatch, find_secrets};
 
 pub async fn run(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
     let request = request(settings)?;

@@ -7,11 +7,11 @@ use super::report::{
     ReadReport, cell_value, fields, footer, provenance, push_plain_fields, read_json, state_json,
     sub,
 };
-use crate::agent_state::RenderedComment;
-use crate::agent_state::put::{ProgressInput, PutRequest};
-use crate::markdown::count_tasks;
-use crate::render::code_block;
-use crate::render::text::{Message, visible};
+use council_protocol::agent_state::RenderedComment;
+use council_protocol::agent_state::put::{ProgressInput, PutRequest};
+use council_protocol::markdown::count_tasks;
+use council_protocol::render::code_block;
+use council_protocol::render::text::{Message, visible};
 
 /// What happened to the comment `state put` rendered.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -2,12 +2,14 @@
 //! page that holds a trusted valid block. The first page also brings the token's login,
 //! the issue author and body, and the policy text, so the common case is one request.
 
-use crate::agent_state::{IssueComment, Selection, StateScan, TrustConfig, find_run_key};
-use crate::error::{Error, Result};
-use crate::github::issue_state::{IssuePage, PAGE, StateComment};
-use crate::github::{ApiError, GitHub};
-use crate::policy::Policy;
 use crate::settings::Settings;
+use council_github::issue_state::{IssuePage, PAGE, StateComment};
+use council_github::{ApiError, GitHub};
+use council_protocol::agent_state::{
+    IssueComment, Selection, StateScan, TrustConfig, find_run_key,
+};
+use council_protocol::error::{Error, Result};
+use council_protocol::policy::Policy;
 
 /// Pages read before giving up on finding a block (20,000 comments): a bound on the
 /// requests one step may spend, since older pages are only read while nothing is found.
@@ -124,7 +126,7 @@ fn trust_policy(settings: &Settings, api_text: Option<String>) -> Result<Policy>
         Some(text) => Policy::parse(&text, &format!("{path}@HEAD"))?,
         None => Policy::default_policy(),
     };
-    policy.source = if policy.source == crate::policy::DEFAULT_SOURCE {
+    policy.source = if policy.source == council_protocol::policy::DEFAULT_SOURCE {
         format!("default policy (no {path} on the default branch)")
     } else {
         format!("{path} on the default branch")

@@ -5,9 +5,9 @@
 use serde_json::{Value, json};
 
 use super::read::{Latest, MAX_COMMENTS};
-use crate::agent_state::v21::{self, Metrics, PlanItem, PlanStatus};
-use crate::agent_state::{AgentState, WarningKind};
-use crate::render::text::{Message, cell, escape_inline, literal, visible};
+use council_protocol::agent_state::v21::{self, Metrics, PlanItem, PlanStatus};
+use council_protocol::agent_state::{AgentState, WarningKind};
+use council_protocol::render::text::{Message, cell, escape_inline, literal, visible};
 
 /// The summary shows previews; outputs and `--json` carry the full values.
 const PREVIEW_CHARS: usize = 1_000;

@@ -1,6 +1,6 @@
 //! What CI reported: check runs, the combined status, a run's own job.
 
-use agent_council::github::rest::link;
+use council_github::rest::link;
 use serde_json::{Value, json};
 
 use super::{NEXT, SHA, client, get_json, repo};

@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use agent_council::github::ApiError;
+use council_github::ApiError;
 use http::Method;
 use serde_json::json;
 

@@ -1,6 +1,6 @@
 //! A pull request's files: pages, `Link` relations, the 3,000-file cap, entry shapes.
 
-use agent_council::github::rest::link;
+use council_github::rest::link;
 use serde_json::{Value, json};
 
 use super::{client, get_json, repo};

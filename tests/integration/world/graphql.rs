@@ -1,6 +1,6 @@
 //! GraphQL by operation: the rollup and revert operations, dispatch, unknown operations.
 
-use agent_council::github::ApiError;
+use council_github::ApiError;
 use http::Method;
 use serde_json::{Value, json};
 

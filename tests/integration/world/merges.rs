@@ -1,6 +1,6 @@
 //! Merges: who may merge, 409 on a moved head, 405 by state or setting, the base moving.
 
-use agent_council::github::ApiError;
+use council_github::ApiError;
 use http::Method;
 use serde_json::{Value, json};
 

@@ -1,6 +1,6 @@
 //! Pull requests: one, the open ones by head label, those of a commit.
 
-use agent_council::github::ApiError;
+use council_github::ApiError;
 use serde_json::Value;
 
 use super::{NEXT, SHA, client, get_json, numbers, repo};

@@ -1,6 +1,6 @@
 //! Tokens and the request log: 401, 403, logins, unseen writes.
 
-use agent_council::github::ApiError;
+use council_github::ApiError;
 use http::Method;
 use serde_json::{Value, json};
 

@@ -237,8 +237,8 @@ fn percent(part: usize, whole: usize) -> f64 {
 /// as their family, at most 5 % of the look-alikes flagged.
 #[test]
 fn the_corpus_is_found_by_family_and_its_look_alikes_are_not() {
-    let positives = corpus(include_str!("../../tests/data/secrets/positives.txt"));
-    let negatives = corpus(include_str!("../../tests/data/secrets/negatives.txt"));
+    let positives = corpus(include_str!("../../../../tests/data/secrets/positives.txt"));
+    let negatives = corpus(include_str!("../../../../tests/data/secrets/negatives.txt"));
     let known: Vec<String> = SecretKind::ALL.iter().map(|&k| name(k)).collect();
 
     let mut missed = Vec::new();

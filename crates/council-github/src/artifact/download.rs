@@ -5,8 +5,8 @@ use serde::Deserialize;
 use sha2::{Digest, Sha256};
 
 use super::{ArtifactError, artifact_name, read_audit_file};
-use crate::github::client::{ApiError, GitHub};
-use crate::github::rest::encode;
+use crate::client::{ApiError, GitHub};
+use crate::rest::encode;
 
 /// Pages of 100 artifacts followed at most; a PR with more same-named artifacts than this
 /// has retention far beyond what the ledger needs.

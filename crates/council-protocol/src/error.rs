@@ -8,7 +8,6 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 use crate::redact::shown;
-use crate::runner::Runner;
 
 /// Every message is shown through [`shown`]: errors quote flags, inputs, policy text and
 /// file contents, and reach the terminal, annotations, the step summary and `--json`;
@@ -86,14 +85,6 @@ impl Error {
             "no GitHub token: {why}. In a workflow set the `github-token` input (its default \
              `${{{{ github.token }}}}` is enough); on the CLI set GH_TOKEN or GITHUB_TOKEN"
         ))
-    }
-
-    /// Tells the user, in the one error style of every command: on a terminal
-    /// `error: <what went wrong and the fix>` on stderr; in Actions an `::error title=…::`
-    /// annotation and a section of the step summary.
-    pub fn report(&self, runner: &Runner) {
-        runner.error(self.title(), &self.to_string());
-        let _ = runner.append_summary(&self.summary_section());
     }
 
     /// The step summary's section for this error.

@@ -14,6 +14,19 @@
 //! `split` (front matter and body), `yaml` (the top level with byte spans), `time`
 //! (ISO 8601 with a zone), `fields` (types), `edit` (the writer), `sync` (the mapping to
 //! and from `<agent-state>`).
+//!
+//! ```
+//! use council_protocol::assistant_context::validate;
+//!
+//! let good = "---\nid: ctx-7\nstatus: paused\nnext_steps: [run the e2e suite]\nowner: bob\n---\nNotes.\n";
+//! let file = validate("ASSISTANT_CONTEXT.md", good).expect("valid");
+//! assert_eq!(file.unknown_fields(), ["owner"]); // kept byte for byte on rewrite
+//! assert_eq!(file.body(), Some("Notes.\n"));
+//!
+//! let bad = "---\nid: ctx-7\nstatus: sleeping\n---\n";
+//! let problems = validate("ASSISTANT_CONTEXT.md", bad).unwrap_err();
+//! assert_eq!((problems[0].line, problems[0].field.as_str()), (3, "status"));
+//! ```
 
 mod edit;
 mod fields;

@@ -453,7 +453,7 @@ mod tests {
 
     #[test]
     fn the_280_repositories_keep_every_name_in_the_posted_comment() {
-        let text = include_str!("../../tests/data/github/repos-280.json");
+        let text = include_str!("../../../../tests/data/github/repos-280.json");
         let repos: Value = serde_json::from_str(text).expect("fixture");
         let state = AgentState {
             memory: Some(Memory::from_value(&repos)),

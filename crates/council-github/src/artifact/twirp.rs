@@ -12,8 +12,8 @@ use serde::de::{DeserializeOwned, Deserializer};
 use serde_json::Value;
 
 use super::{ArtifactError, Redact, retry_after, send, truncate};
-use crate::github::client::{Reply, build_octocrab};
-use crate::github::retry::{Failure, GaveUp, RetryPolicy, retry};
+use crate::client::{Reply, build_octocrab};
+use crate::retry::{Failure, GaveUp, RetryPolicy, retry};
 
 const SERVICE_PATH: &str = "/twirp/github.actions.results.api.v1.ArtifactService/";
 

@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::client::{ApiError, GitHub};
 
-pub use crate::render::text::percent_encode as encode;
+pub use council_protocol::render::text::percent_encode as encode;
 
 /// An issue or pull-request comment, as much of it as the product reads.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -274,7 +274,7 @@ impl GitHub {
         &self,
         number: u64,
         sha: &str,
-        method: crate::policy::MergeMethod,
+        method: council_protocol::policy::MergeMethod,
     ) -> Result<String, ApiError> {
         #[derive(Deserialize)]
         struct Merged {

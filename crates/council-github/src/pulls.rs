@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 
 use super::client::{ApiError, GitHub};
 use super::rest::{Identity, rest_login};
-use crate::error::Error;
-use crate::event::PullRequest;
+use council_protocol::error::Error;
+use council_protocol::event::PullRequest;
 
 /// A release decision reads at most this many pages of checks (100 each): more than any
 /// real pipeline; what lies beyond counts as pending, never as green.

@@ -18,8 +18,8 @@ use std::time::Duration;
 use http::HeaderMap;
 use octocrab::Octocrab;
 
-use crate::github::client::Reply;
-use crate::github::retry::{Failure, GaveUp, RetryPolicy, parse_retry_after};
+use crate::client::Reply;
+use crate::retry::{Failure, GaveUp, RetryPolicy, parse_retry_after};
 
 pub use blob::MAX_BLOCK_SIZE;
 pub use download::{
@@ -170,7 +170,7 @@ pub enum ArtifactError {
     )]
     Forbidden { what: String, message: String },
     #[error(transparent)]
-    Api(crate::github::ApiError),
+    Api(crate::ApiError),
     #[error(
         "artifact {id}: the download hashes to {actual}, the listing says {expected}. The \
          download was corrupted or altered: re-run the job"
@@ -192,12 +192,12 @@ impl ArtifactError {
     }
 }
 
-impl From<ArtifactError> for crate::error::Error {
+impl From<ArtifactError> for council_protocol::error::Error {
     /// Exit 3 (artifact service failed), except a retention value no date can hold: bad input.
     fn from(e: ArtifactError) -> Self {
         match e {
-            ArtifactError::Retention(_) => crate::error::Error::Input(e.to_string()),
-            _ => crate::error::Error::Artifact(e.to_string()),
+            ArtifactError::Retention(_) => council_protocol::error::Error::Input(e.to_string()),
+            _ => council_protocol::error::Error::Artifact(e.to_string()),
         }
     }
 }
@@ -245,7 +245,7 @@ async fn send(
     requests: &AtomicU32,
 ) -> Result<Reply, Failure> {
     requests.fetch_add(1, Ordering::Relaxed);
-    crate::github::client::execute(client, request, 4 << 20).await
+    crate::client::execute(client, request, 4 << 20).await
 }
 
 fn retry_after(headers: &HeaderMap) -> Option<Duration> {
@@ -299,9 +299,9 @@ mod tests {
 
     #[test]
     fn errors_map_to_exit_codes() {
-        let e: crate::error::Error = ArtifactError::NotOk { what: "x".into() }.into();
+        let e: council_protocol::error::Error = ArtifactError::NotOk { what: "x".into() }.into();
         assert_eq!(e.exit_code(), 3);
-        let e: crate::error::Error = ArtifactError::Retention(u32::MAX).into();
+        let e: council_protocol::error::Error = ArtifactError::Retention(u32::MAX).into();
         assert_eq!(e.exit_code(), 2);
     }
 }

@@ -12,9 +12,9 @@ use http::{Method, header};
 use octocrab::Octocrab;
 
 use super::{ArtifactError, Redact, retry_after, send, truncate};
-use crate::github::client::{Reply, build_octocrab};
-use crate::github::rest::encode;
-use crate::github::retry::{Failure, GaveUp, RetryPolicy, retry};
+use crate::client::{Reply, build_octocrab};
+use crate::rest::encode;
+use crate::retry::{Failure, GaveUp, RetryPolicy, retry};
 
 /// The largest block the official client stages (its upload buffer size).
 pub const MAX_BLOCK_SIZE: usize = 8 << 20;

@@ -3,7 +3,7 @@
 use serde::Deserialize;
 
 use super::client::{ApiError, GitHub};
-use crate::review::diff::FileChange;
+use council_protocol::review::diff::FileChange;
 
 /// GitHub lists at most 3,000 files of a pull request, 100 per page.
 pub const MAX_FILE_PAGES: usize = 30;

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 
 use super::*;
 
-const REPOS_280: &str = include_str!("../../../tests/data/github/repos-280.json");
+const REPOS_280: &str = include_str!("../../../../../tests/data/github/repos-280.json");
 
 /// The budget `state put` gives a memory in a comment (a little under the limit).
 const BUDGET: usize = 62_000;

@@ -266,7 +266,7 @@ fn required_key(name: &str) -> &'static [&'static str] {
 /// The real `pull_request.opened` payload's PR (head `changes` → `master`), for tests.
 #[cfg(test)]
 pub(crate) fn sample_pull_request() -> PullRequest {
-    let text = include_str!("../tests/data/events/pull_request.opened.json");
+    let text = include_str!("../../../tests/data/events/pull_request.opened.json");
     Event::parse("pull_request", text, "pull_request.opened.json")
         .and_then(|e| e.pull_request())
         .expect("the bundled payload parses")
@@ -376,7 +376,7 @@ mod tests {
 
     fn fixture(name: &str) -> String {
         let path = format!(
-            "{}/tests/data/events/{name}.json",
+            "{}/../../tests/data/events/{name}.json",
             env!("CARGO_MANIFEST_DIR")
         );
         std::fs::read_to_string(path).unwrap()

@@ -1,9 +1,13 @@
-//! Everything that talks to GitHub: one concrete octocrab-backed client, tested over HTTP.
+//! Everything that talks to GitHub for agent-council: one concrete octocrab-backed client
+//! (REST and GraphQL, bounded retries honouring `Retry-After`, a dry run's refusal of
+//! every write), the Actions artifact service, and the randomness its backoff and
+//! temporary names need. The rules it serves are `council_protocol`'s.
 
 pub mod artifact;
 pub mod client;
 pub mod files;
 pub mod issue_state;
+pub mod jitter;
 pub mod pulls;
 pub mod rest;
 pub mod retry;

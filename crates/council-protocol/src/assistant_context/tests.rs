@@ -5,8 +5,8 @@ use proptest::prelude::*;
 
 use super::*;
 
-const RFC_EXAMPLE: &str = include_str!("../../tests/data/assistant_context/rfc_example.md");
-const RFC_TEMPLATE: &str = include_str!("../../tests/data/assistant_context/rfc_template.md");
+const RFC_EXAMPLE: &str = include_str!("../../../../tests/data/assistant_context/rfc_example.md");
+const RFC_TEMPLATE: &str = include_str!("../../../../tests/data/assistant_context/rfc_template.md");
 
 /// Unknown fields of every shape, comments everywhere, several quoting styles.
 const UNKNOWN_AND_COMMENTS: &str = "---\n\

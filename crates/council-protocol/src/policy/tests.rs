@@ -344,8 +344,11 @@ agent_state:
 
 #[test]
 fn the_documented_example_release_section_is_the_default() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/council.example.yml"))
-        .unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../council.example.yml"
+    ))
+    .unwrap();
     let example = Policy::parse(&text, "council.example.yml").unwrap();
     assert_eq!(example.release, crate::policy::Release::default());
     assert_eq!(example.review.approve_label, "bot-approved");
@@ -353,8 +356,11 @@ fn the_documented_example_release_section_is_the_default() {
 
 #[test]
 fn the_documented_example_parses_and_matches_the_default_policy() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/council.example.yml"))
-        .unwrap();
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../council.example.yml"
+    ))
+    .unwrap();
     let example = Policy::parse(&text, "council.example.yml").unwrap();
     let default = Policy::default_policy();
     for (head, base) in [

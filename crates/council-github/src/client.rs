@@ -111,9 +111,9 @@ impl ApiError {
     }
 }
 
-impl From<ApiError> for crate::error::Error {
+impl From<ApiError> for council_protocol::error::Error {
     fn from(e: ApiError) -> Self {
-        crate::error::Error::Api(e.to_string())
+        council_protocol::error::Error::Api(e.to_string())
     }
 }
 
@@ -140,7 +140,10 @@ pub struct GitHub {
 }
 
 impl GitHub {
-    pub fn new(config: &GitHubConfig, repo: RepoName) -> Result<GitHub, crate::error::Error> {
+    pub fn new(
+        config: &GitHubConfig,
+        repo: RepoName,
+    ) -> Result<GitHub, council_protocol::error::Error> {
         let (graphql_base, graphql_path) = split_graphql_url(&config.graphql_url)?;
         Ok(GitHub {
             rest: build_octocrab(&config.api_url, config.token.as_deref())?,
@@ -357,14 +360,18 @@ impl GitHub {
 
     /// `text` with this client's token and anything shaped like a token replaced.
     pub fn redact(&self, text: &str) -> String {
-        crate::secrets::redact(text, self.token.as_deref())
+        council_protocol::secrets::redact(text, self.token.as_deref())
     }
 }
 
 /// Octocrab for one base URL; no token means anonymous requests.
-pub fn build_octocrab(base: &str, token: Option<&str>) -> Result<Octocrab, crate::error::Error> {
-    let bad =
-        |e: &dyn std::fmt::Display| crate::error::Error::Usage(format!("API URL `{base}`: {e}"));
+pub fn build_octocrab(
+    base: &str,
+    token: Option<&str>,
+) -> Result<Octocrab, council_protocol::error::Error> {
+    let bad = |e: &dyn std::fmt::Display| {
+        council_protocol::error::Error::Usage(format!("API URL `{base}`: {e}"))
+    };
     let mut builder = Octocrab::builder()
         .base_uri(base)
         .map_err(|e| bad(&e))?
@@ -378,9 +385,10 @@ pub fn build_octocrab(base: &str, token: Option<&str>) -> Result<Octocrab, crate
 
 /// GHES serves GraphQL at `/api/graphql`, beside (not under) the REST base `/api/v3`, so
 /// the GraphQL client gets its own base.
-fn split_graphql_url(url: &str) -> Result<(String, String), crate::error::Error> {
-    let parsed = url::Url::parse(url)
-        .map_err(|e| crate::error::Error::Usage(format!("GITHUB_GRAPHQL_URL `{url}`: {e}")))?;
+fn split_graphql_url(url: &str) -> Result<(String, String), council_protocol::error::Error> {
+    let parsed = url::Url::parse(url).map_err(|e| {
+        council_protocol::error::Error::Usage(format!("GITHUB_GRAPHQL_URL `{url}`: {e}"))
+    })?;
     let origin = parsed.origin().ascii_serialization();
     let path = if parsed.path().is_empty() {
         "/graphql"
@@ -463,7 +471,7 @@ fn classify(reply: Reply, token: Option<&str>) -> Result<Reply, Failure> {
     if status.is_success() {
         return Ok(reply);
     }
-    let message = crate::secrets::redact(&error_message(&reply), token);
+    let message = council_protocol::secrets::redact(&error_message(&reply), token);
     let retry_after = reply
         .headers
         .get(header::RETRY_AFTER)
