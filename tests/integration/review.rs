@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::support::fake_github::FakeGitHub;
 use crate::support::tokens::WORKFLOW_TOKEN;
 use crate::support::world::PrFile;
-use crate::support::{Council, Run};
+use crate::support::{Council, REPO, Run};
 
 const HEAD: &str = "feature/devops/PBI-001-login";
 const SHA: &str = "1111111111111111111111111111111111111111";
@@ -424,5 +424,25 @@ async fn changed_assistant_context_files_are_validated_at_the_head() {
     assert!(
         reads.iter().all(|r| r.contains(&format!("ref={SHA}"))),
         "{reads:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_does_not_answer_for_the_pull_request_still_gets_a_review() {
+    // A proxy or a minimal server that serves the files but not `GET /pulls/{n}`: the
+    // head cannot be read again, and the review decides on the files listed, saying so.
+    let gh = world(DOCS_POLICY, vec![PrFile::added("docs/x.md", "# x")]).await;
+    wiremock::Mock::given(wiremock::matchers::method("GET"))
+        .and(wiremock::matchers::path(format!("/repos/{REPO}/pulls/7")))
+        .respond_with(wiremock::ResponseTemplate::new(404))
+        .mount(&gh.server)
+        .await;
+    let run = review_run(&gh).run().await;
+    run.assert_code(0);
+    assert_eq!(run.output("review-status"), "APPROVED");
+    assert!(
+        run.summary.contains("could not be read again (404)"),
+        "{}",
+        run.summary
     );
 }

@@ -5,12 +5,13 @@
 //! decision is recorded only when the head did not move while they were read.
 
 use super::{Evaluated, StageInput, skipped_note};
-use council_github::GitHub;
+use council_github::{ApiError, GitHub};
 use council_protocol::assistant_context;
 use council_protocol::error::{Error, Result};
 use council_protocol::event::PullRequest;
 use council_protocol::gates::release::short;
 use council_protocol::policy::Policy;
+use council_protocol::render::text::Message;
 use council_protocol::review::{ContextCheck, DiffFacts, ReviewFacts, is_assistant_context};
 use council_protocol::stage::Stage;
 
@@ -24,8 +25,10 @@ pub async fn evaluate(input: &StageInput<'_>) -> Result<Evaluated> {
         })?;
     let pr = input.pr;
     let (diff, context_files) = read_diff(gh, pr, input.policy).await?;
-    let now = gh.pull_request(pr.number).await?;
-    if now.head_sha != pr.head_sha {
+    let head_now = head_now(gh, pr.number).await?;
+    if let Some(now) = head_now.as_deref()
+        && now != pr.head_sha
+    {
         return Ok(Evaluated::Skipped(skipped_note(
             Stage::Review,
             &format!(
@@ -33,19 +36,40 @@ pub async fn evaluate(input: &StageInput<'_>) -> Result<Evaluated> {
                  not be {}'s; the run for the new head decides",
                 pr.number,
                 short(&pr.head_sha),
-                short(&now.head_sha),
+                short(now),
                 short(&pr.head_sha)
             ),
         )));
     }
-    Ok(Evaluated::Decided(
-        council_protocol::stage::review::evaluate(&ReviewFacts {
-            pr,
-            policy: &input.policy.review,
-            diff: &diff,
-            context_files: &context_files,
-        }),
-    ))
+    let mut result = council_protocol::stage::review::evaluate(&ReviewFacts {
+        pr,
+        policy: &input.policy.review,
+        diff: &diff,
+        context_files: &context_files,
+    });
+    if head_now.is_none() {
+        result.notes.push(Message::new().text(format!(
+            "review: the head of #{} could not be read again (404), so the files listed \
+             are taken as {}'s",
+            pr.number,
+            short(&pr.head_sha)
+        )));
+    }
+    Ok(Evaluated::Decided(result))
+}
+
+/// The pull request's head now; `None` when the server answers 404 for the single pull
+/// request (a proxy or a fake that serves only what the review used to read), which
+/// leaves nothing to compare.
+async fn head_now(gh: &GitHub, number: u64) -> Result<Option<String>> {
+    match gh.get_pull(number).await {
+        Ok(value) => Ok(value
+            .pointer("/head/sha")
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_string)),
+        Err(ApiError::NotFound { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// The diff GitHub lists for the pull request now, and its changed ASSISTANT_CONTEXT
