@@ -85,6 +85,7 @@ pub async fn finish(
     let ledger = Ledger {
         settings,
         gh: run.gh,
+        executor: &executor,
         repo: run.repo,
         repo_id: settings
             .repository_id

@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use super::effects::read_only;
+use super::effects::{Executor, read_only};
 use super::marked_comment::{self, FindError};
 use crate::settings::Settings;
 use council_github::artifact::{
@@ -20,7 +20,7 @@ use council_protocol::audit::timeline::{Record, new_entry};
 use council_protocol::audit::{ContextObject, Entry};
 use council_protocol::event::PullRequest;
 use council_protocol::render::text::Message;
-use council_protocol::stage::{EffectReport, EffectResult, Stage};
+use council_protocol::stage::{Effect, EffectReport, EffectResult, Stage};
 
 /// Write-and-check rounds before giving up on a contended comment.
 const ROUNDS: u32 = 10;
@@ -39,6 +39,8 @@ pub struct Persisted {
 pub struct Ledger<'a> {
     pub settings: &'a Settings,
     pub gh: Option<&'a GitHub>,
+    /// Every write goes through it (the comment, its duplicates).
+    pub executor: &'a Executor<'a>,
     pub repo: &'a RepoName,
     /// The repository's numeric id, when the runner or the event says it: what an
     /// artifact's run must have run the code of to be trusted.
@@ -142,17 +144,15 @@ impl Ledger<'_> {
             };
             let (_, body) = stored::render_fitting(merged.clone(), &self.links);
             out.context = self.full_context(gh, &merged, &mut out).await;
-            let written =
-                match marked_comment::write(gh, self.pr.number, comments.first(), &body).await {
-                    Ok(comment) => comment,
-                    Err(e) => {
-                        out.effect = Some(write_failed(e, self.pr));
-                        return out;
-                    }
-                };
-            let duplicates: Vec<&Comment> = comments.iter().skip(1).collect();
+            let written = match self.write(comments.first(), &body).await {
+                Ok(comment) => comment,
+                Err(effect) => {
+                    out.effect = Some(effect);
+                    return out;
+                }
+            };
             out.warnings
-                .extend(marked_comment::delete(gh, &duplicates).await);
+                .extend(self.delete(comments.iter().skip(1)).await);
             if confirmed(gh, written.id, ours, written.body(), contended).await {
                 out.effect = Some(EffectReport::new(
                     "action:comment",
@@ -169,6 +169,45 @@ impl Ledger<'_> {
             "other runs kept overwriting the Context Object comment; gave up after {ROUNDS} rounds"
         )));
         out
+    }
+
+    /// Writes the comment through the executor (unless it already says `body`: an
+    /// unchanged re-run notifies nobody); what it wrote, or why nothing was.
+    async fn write(&self, existing: Option<&Comment>, body: &str) -> Result<Comment, EffectReport> {
+        if let Some(c) = existing.filter(|c| c.body() == body) {
+            return Ok(c.clone());
+        }
+        let effect = Effect::WriteComment {
+            issue: self.pr.number,
+            comment: existing.map(|c| c.id),
+            body: body.to_string(),
+        };
+        let performed = self.executor.perform(&effect).await;
+        match (performed.comment, performed.error) {
+            (Some(comment), _) => Ok(comment),
+            (None, Some(e)) => Err(write_failed(e, self.pr)),
+            // A dry run, or no token: the executor says which.
+            (None, None) => Err(performed.report),
+        }
+    }
+
+    /// Deletes our duplicate comments (racing runs) through the executor; a warning per
+    /// one that stays.
+    async fn delete(&self, duplicates: impl Iterator<Item = &Comment>) -> Vec<String> {
+        let mut warnings = Vec::new();
+        for dup in duplicates {
+            let performed = self
+                .executor
+                .perform(&Effect::DeleteComment { id: dup.id })
+                .await;
+            if let Some(e) = performed.error {
+                warnings.push(format!(
+                    "a duplicate comment ({}) could not be deleted: {e}",
+                    dup.html_url
+                ));
+            }
+        }
+        warnings
     }
 
     /// No comment can be read or proven ours: the audit file continues the newest

@@ -11,8 +11,8 @@ mod view;
 
 use chrono::Utc;
 
+use super::effects::Executor;
 use super::input_file;
-use super::marked_comment::{self, FindError, Upserted};
 use super::state::{MAX_PAGES, Target, first_page, read_error};
 use crate::runner::Level;
 use crate::settings::Settings;
@@ -20,7 +20,7 @@ use council_github::issue_state::StateComment;
 use council_protocol::context_report::{self, IssueFacts, RegistryComment, parse_report};
 use council_protocol::error::{Error, Outcome, Result};
 use council_protocol::event::Event;
-use council_protocol::stage::{Output, Outputs};
+use council_protocol::stage::{Effect, EffectResult, Output, Outputs};
 
 use view::{AssignView, LabelChange, ReportView};
 
@@ -63,33 +63,42 @@ pub async fn report(settings: &Settings) -> Result<Outcome> {
     let body = context_report::render(&report).map_err(bad)?;
     let target = Target::resolve_issue(settings, registry, "report")?;
     let marker = context_report::marker(&report.agent_id);
-    let (outcome, url) = if settings.dry_run {
-        ("dry_run", String::new())
-    } else {
-        match marked_comment::upsert(&target.gh, registry, &marker, &body).await {
-            Ok((upserted, warnings)) => {
-                for w in warnings {
-                    settings.runner.annotate(Level::Warning, REPORT_TITLE, &w);
-                }
-                let key = match &upserted {
-                    Upserted::Created(_) => "posted",
-                    Upserted::Updated(_) => "updated",
-                    Upserted::Unchanged(_) => "unchanged",
-                };
-                (key, upserted.comment().html_url.clone())
-            }
-            Err(FindError::Api(e)) if e.is_forbidden() => {
-                settings.runner.annotate(
-                    Level::Warning,
-                    REPORT_TITLE,
-                    "the token may not write comments (403): the report was not posted; grant \
-                     \"issues: write\" in the workflow's permissions",
-                );
-                ("read_only", String::new())
-            }
-            Err(FindError::Api(e)) => return Err(read_error(e, registry, &target.gh)),
-            Err(e @ FindError::UnknownIdentity) => return Err(Error::Api(e.to_string())),
+    let executor = Executor {
+        gh: Some(&target.gh),
+        release: None,
+        dry_run: settings.dry_run,
+        pr: None,
+    };
+    let effect = Effect::UpsertComment {
+        issue: registry,
+        marker,
+        body: body.clone(),
+    };
+    let performed = executor.perform(&effect).await;
+    for w in &performed.warnings {
+        settings.runner.annotate(Level::Warning, REPORT_TITLE, w);
+    }
+    let url = performed
+        .comment
+        .as_ref()
+        .map(|c| c.html_url.clone())
+        .unwrap_or_default();
+    let outcome = match (&performed.report.result, performed.error) {
+        (EffectResult::Done(_), _) if performed.created => "posted",
+        (EffectResult::Done(_), _) => "updated",
+        (EffectResult::Unchanged(_), _) => "unchanged",
+        (EffectResult::Skipped(_), _) if settings.dry_run => "dry_run",
+        (EffectResult::Refused(_), _) => {
+            settings.runner.annotate(
+                Level::Warning,
+                REPORT_TITLE,
+                "the token may not write comments (403): the report was not posted; grant \
+                 \"issues: write\" in the workflow's permissions",
+            );
+            "read_only"
         }
+        (_, Some(e)) => return Err(read_error(e, registry, &target.gh)),
+        (_, None) => return Err(Error::Api(performed.report.message().plain())),
     };
     let view = ReportView {
         repo: &target.repo.full(),
@@ -238,44 +247,56 @@ async fn apply_label(
     if present && stale.is_empty() {
         return Ok(LabelChange::AlreadySet(wanted));
     }
-    if settings.dry_run {
-        return Ok(LabelChange::DryRun {
-            add: wanted,
-            remove: stale,
+    let executor = Executor {
+        gh: Some(&target.gh),
+        release: None,
+        dry_run: settings.dry_run,
+        pr: None,
+    };
+    let mut effects = Vec::new();
+    if !present {
+        effects.push(Effect::AddLabel {
+            issue: target.issue,
+            label: wanted.clone(),
         });
     }
-    let gh = &target.gh;
-    let result = async {
-        if !present {
-            gh.add_label(target.issue, &wanted).await?;
+    effects.extend(stale.iter().map(|old| Effect::RemoveLabel {
+        issue: target.issue,
+        label: old.clone(),
+    }));
+    // One at a time, stopping at the first that did not happen: a label that could not
+    // be added must not cost the issue its old one.
+    for effect in &effects {
+        let performed = executor.perform(effect).await;
+        match performed.report.result {
+            EffectResult::Done(_) | EffectResult::Unchanged(_) => {}
+            EffectResult::Skipped(_) if settings.dry_run => {
+                return Ok(LabelChange::DryRun {
+                    add: wanted,
+                    remove: stale,
+                });
+            }
+            EffectResult::Refused(_) => {
+                settings.runner.annotate(
+                    Level::Warning,
+                    ASSIGN_TITLE,
+                    &format!(
+                        "the token may not label issues (403): `{wanted}` was not applied; \
+                         grant \"issues: write\" in the workflow's permissions"
+                    ),
+                );
+                return Ok(LabelChange::ReadOnly(wanted));
+            }
+            _ => {
+                return Err(match performed.error {
+                    Some(e) => e.into(),
+                    None => Error::Api(performed.report.message().plain()),
+                });
+            }
         }
-        for old in &stale {
-            gh.remove_label(target.issue, old)
-                .await
-                .or_else(|e| match e {
-                    council_github::ApiError::NotFound { .. } => Ok(()),
-                    e => Err(e),
-                })?;
-        }
-        Ok::<(), council_github::ApiError>(())
     }
-    .await;
-    match result {
-        Ok(()) => Ok(LabelChange::Applied {
-            add: wanted,
-            remove: stale,
-        }),
-        Err(e) if e.is_forbidden() => {
-            settings.runner.annotate(
-                Level::Warning,
-                ASSIGN_TITLE,
-                &format!(
-                    "the token may not label issues (403): `{wanted}` was not applied; grant \
-                     \"issues: write\" in the workflow's permissions"
-                ),
-            );
-            Ok(LabelChange::ReadOnly(wanted))
-        }
-        Err(e) => Err(e.into()),
-    }
+    Ok(LabelChange::Applied {
+        add: wanted,
+        remove: stale,
+    })
 }

@@ -8,6 +8,7 @@ use super::put_report::{self, PutReport, Written};
 use super::read::{Latest, read_latest};
 use super::report::ReadReport;
 use super::{Target, outputs};
+use crate::app::effects::Executor;
 use crate::app::input_file;
 use crate::runner::Level;
 use crate::settings::Settings;
@@ -16,6 +17,7 @@ use council_protocol::agent_state::{AgentState, render_block, render_comment};
 use council_protocol::error::{Error, Outcome, Result};
 use council_protocol::event::Event;
 use council_protocol::secrets::{SecretMatch, find_secrets};
+use council_protocol::stage::{Effect, EffectReport, EffectResult};
 
 pub async fn run(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
     let request = request(settings)?;
@@ -203,12 +205,24 @@ async fn write(
     {
         return Ok(Written::AlreadyPosted(source.html_url.clone()));
     }
-    if settings.dry_run {
-        return Ok(Written::DryRun);
-    }
-    match target.gh.create_comment(target.issue, body).await {
-        Ok(comment) => Ok(Written::Posted(comment.html_url)),
-        Err(e) if e.is_forbidden() => Ok(Written::ReadOnly),
-        Err(e) => Err(e.into()),
+    let executor = Executor {
+        gh: Some(&target.gh),
+        release: None,
+        dry_run: settings.dry_run,
+        pr: None,
+    };
+    let effect = Effect::PostComment {
+        issue: target.issue,
+        body: body.to_string(),
+    };
+    let performed = executor.perform(&effect).await;
+    match (performed.report.result, performed.comment, performed.error) {
+        (EffectResult::Done(_), Some(comment), _) => Ok(Written::Posted(comment.html_url)),
+        (EffectResult::Skipped(_), ..) if settings.dry_run => Ok(Written::DryRun),
+        (EffectResult::Refused(_), ..) => Ok(Written::ReadOnly),
+        (_, _, Some(e)) => Err(e.into()),
+        (result, ..) => Err(Error::Api(
+            EffectReport::new(effect.action(), result).message().plain(),
+        )),
     }
 }

@@ -1,6 +1,7 @@
-//! Effects as data: what a stage wants done to GitHub, and what became of it. Stages
-//! only return [`Effect`]s; one executor (`app::effects`) performs them, so dry runs,
-//! read-only tokens, the release token and retries are handled in one place.
+//! Effects as data: every write any command makes to GitHub, and what became of it.
+//! Stages return [`Effect`]s, and so do the other commands (state, reports, the
+//! ledger's comment); one executor (`app::effects`) performs them all, so dry runs,
+//! read-only tokens, the release token and retries mean the same thing everywhere.
 
 use crate::policy::MergeMethod;
 use crate::render::text::Message;
@@ -41,13 +42,40 @@ pub enum Effect {
         title: String,
         body: String,
     },
+    /// A new comment (an `<agent-state>` block: each state is its own comment).
+    PostComment {
+        issue: u64,
+        body: String,
+    },
+    /// The one comment of ours that starts with `marker` says `body` (a context report):
+    /// edited when it differs, posted when missing, duplicates deleted.
+    UpsertComment {
+        issue: u64,
+        marker: String,
+        body: String,
+    },
+    /// The Context Object comment: comment `comment` edited to `body` (posted again when
+    /// it was deleted meanwhile), or a new comment when there is none.
+    WriteComment {
+        issue: u64,
+        comment: Option<u64>,
+        body: String,
+    },
+    /// A duplicate comment of ours, left by a racing run.
+    DeleteComment {
+        id: u64,
+    },
 }
 
 impl Effect {
     /// The timeline action that records it.
     pub fn action(&self) -> &'static str {
         match self {
-            Effect::CommentOnce { .. } => "action:comment",
+            Effect::CommentOnce { .. }
+            | Effect::PostComment { .. }
+            | Effect::UpsertComment { .. }
+            | Effect::WriteComment { .. }
+            | Effect::DeleteComment { .. } => "action:comment",
             Effect::ClosePr { .. } => "action:close-pr",
             Effect::AddLabel { .. } | Effect::RemoveLabel { .. } => "action:label",
             Effect::Merge { .. } => "action:merge",
@@ -84,6 +112,14 @@ impl Effect {
             Effect::Revert { number, .. } => {
                 format!("open a pull request that reverts #{number}")
             }
+            Effect::PostComment { issue, .. } => format!("post a comment on #{issue}"),
+            Effect::UpsertComment { issue, .. } => {
+                format!("post or edit our comment on #{issue}")
+            }
+            Effect::WriteComment { issue, .. } => {
+                format!("write the Context Object comment on #{issue}")
+            }
+            Effect::DeleteComment { id } => format!("delete the duplicate comment {id}"),
         }
     }
 }

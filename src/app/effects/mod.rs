@@ -1,10 +1,15 @@
-//! The one effect executor: performs the effects stages asked for, in order, and says
-//! what became of each. Dry runs, missing tokens, read-only tokens (a refusal is a
-//! warning, not a failure), the release token (merges only) and oversized comments are
+//! The one effect executor: every write any command makes to GitHub goes through
+//! [`Executor`]. Stage effects run in order ([`Executor::run`]); the other commands and
+//! the ledger hand it one effect at a time ([`Executor::perform`]) and read back what it
+//! wrote. Dry runs, missing tokens, read-only tokens (a refusal is a warning, not a
+//! failure), the release token (merges and reverts only) and oversized comments are
 //! handled here and nowhere else; retries live in the client.
 
-use super::marked_comment::{self, FindError, Once};
-use council_github::{ApiError, GitHub};
+mod comments;
+
+use super::marked_comment::FindError;
+use comments::{Once, Upserted};
+use council_github::{ApiError, Comment, GitHub};
 use council_protocol::audit::stored::COMMENT_LIMIT;
 use council_protocol::event::PullRequest;
 use council_protocol::render::text::Message;
@@ -20,28 +25,91 @@ pub struct Executor<'a> {
     pub pr: Option<&'a PullRequest>,
 }
 
+/// What one effect came to, with what a caller may need next.
+#[derive(Debug)]
+pub struct Performed {
+    pub report: EffectReport,
+    /// The comment a comment effect wrote or found in place.
+    pub comment: Option<Comment>,
+    /// That comment is new (posted), not edited or kept.
+    pub created: bool,
+    /// Worth a warning although the effect happened (a duplicate left undeleted).
+    pub warnings: Vec<String>,
+    /// The API's own error when the effect failed, for callers that explain it further.
+    pub error: Option<ApiError>,
+}
+
+impl Performed {
+    fn of(effect: &Effect, result: EffectResult) -> Performed {
+        Performed {
+            report: EffectReport::new(effect.action(), result),
+            comment: None,
+            created: false,
+            warnings: Vec::new(),
+            error: None,
+        }
+    }
+}
+
+/// What applying an effect produced, before it is reported.
+struct Applied {
+    result: EffectResult,
+    comment: Option<Comment>,
+    created: bool,
+    warnings: Vec<String>,
+}
+
+impl Applied {
+    fn result(result: EffectResult) -> Applied {
+        Applied {
+            result,
+            comment: None,
+            created: false,
+            warnings: Vec::new(),
+        }
+    }
+
+    fn comment(result: EffectResult, comment: Comment, created: bool) -> Applied {
+        Applied {
+            result,
+            comment: Some(comment),
+            created,
+            warnings: Vec::new(),
+        }
+    }
+}
+
 impl Executor<'_> {
+    /// A stage's effects, in order; one that needs the effect before it is skipped when
+    /// that one is not in place.
     pub async fn run(&self, effects: &[Effect]) -> Vec<EffectReport> {
         let mut reports: Vec<EffectReport> = Vec::new();
         for effect in effects {
-            let result = match reports.last() {
+            let report = match reports.last() {
                 Some(previous) if effect.needs_previous() && !previous.in_place() => {
-                    EffectResult::Skipped(Message::new().text(format!(
-                        "not done: would {}, but {} did not happen first",
-                        effect.describe(),
-                        previous.action
-                    )))
+                    EffectReport::new(
+                        effect.action(),
+                        EffectResult::Skipped(Message::new().text(format!(
+                            "not done: would {}, but {} did not happen first",
+                            effect.describe(),
+                            previous.action
+                        ))),
+                    )
                 }
-                _ => self.perform(effect).await,
+                _ => self.perform(effect).await.report,
             };
-            reports.push(EffectReport::new(effect.action(), result));
+            reports.push(report);
         }
         reports
     }
 
-    async fn perform(&self, effect: &Effect) -> EffectResult {
+    /// One effect, and what it came to.
+    pub async fn perform(&self, effect: &Effect) -> Performed {
         if self.dry_run {
-            return skipped(format!("dry run: would {}", effect.describe()));
+            return Performed::of(
+                effect,
+                skipped(format!("dry run: would {}", effect.describe())),
+            );
         }
         let client = if effect.needs_release_token() {
             self.release.ok_or_else(|| {
@@ -60,22 +128,35 @@ impl Executor<'_> {
         };
         let gh = match client {
             Ok(gh) => gh,
-            Err(why) => return skipped(why),
+            Err(why) => return Performed::of(effect, skipped(why)),
         };
         match apply(gh, effect).await {
-            Ok(result) => result,
-            Err(e) => self.classify(effect, e),
+            Ok(applied) => Performed {
+                report: EffectReport::new(effect.action(), applied.result),
+                comment: applied.comment,
+                created: applied.created,
+                warnings: applied.warnings,
+                error: None,
+            },
+            Err(e) => {
+                let result = self.classify(effect, &e);
+                let mut performed = Performed::of(effect, result);
+                if let Failure::Api(e) = e {
+                    performed.error = Some(e);
+                }
+                performed
+            }
         }
     }
 
-    fn classify(&self, effect: &Effect, e: Failure) -> EffectResult {
+    fn classify(&self, effect: &Effect, e: &Failure) -> EffectResult {
         match e {
             Failure::Api(ApiError::ReadOnly { .. }) => {
                 skipped(format!("dry run: would {}", effect.describe()))
             }
             // A release token that may not merge is a setup error, not a fork's
             // read-only token: it fails the run (exit 3) with what to grant.
-            Failure::Api(e) if effect.needs_release_token() && is_refusal(&e) => {
+            Failure::Api(e) if effect.needs_release_token() && is_refusal(e) => {
                 EffectResult::Failed(
                     Message::new()
                         .text(format!("could not {}: {e}. ", effect.describe()))
@@ -115,44 +196,90 @@ impl From<FindError> for Failure {
     }
 }
 
-async fn apply(gh: &GitHub, effect: &Effect) -> Result<EffectResult, Failure> {
+async fn apply(gh: &GitHub, effect: &Effect) -> Result<Applied, Failure> {
     Ok(match effect {
         Effect::CommentOnce {
             issue,
             marker,
             body,
-        } => match marked_comment::post_once(gh, *issue, marker, &fit(body)).await? {
-            Once::Posted(c) => done(Message::new().text("posted: ").link(&c.html_url)),
+        } => match comments::post_once(gh, *issue, marker, &fit(body)).await? {
+            Once::Posted(c) => {
+                let result = done(Message::new().text("posted: ").link(&c.html_url));
+                Applied::comment(result, c, true)
+            }
             Once::Present(c) => {
-                EffectResult::Unchanged(Message::new().text("already posted: ").link(&c.html_url))
+                let result = EffectResult::Unchanged(
+                    Message::new().text("already posted: ").link(&c.html_url),
+                );
+                Applied::comment(result, c, false)
             }
         },
+        Effect::PostComment { issue, body } => {
+            let c = gh.create_comment(*issue, &fit(body)).await?;
+            let result = done(Message::new().text("posted: ").link(&c.html_url));
+            Applied::comment(result, c, true)
+        }
+        Effect::UpsertComment {
+            issue,
+            marker,
+            body,
+        } => {
+            let (upserted, warnings) = comments::upsert(gh, *issue, marker, &fit(body)).await?;
+            let url = upserted.comment().html_url.clone();
+            let (result, created) = match &upserted {
+                Upserted::Created(_) => (done(Message::new().text("posted: ").link(&url)), true),
+                Upserted::Updated(_) => (done(Message::new().text("edited: ").link(&url)), false),
+                Upserted::Unchanged(_) => (
+                    EffectResult::Unchanged(Message::new().text("unchanged: ").link(&url)),
+                    false,
+                ),
+            };
+            let mut applied = Applied::comment(result, upserted.comment().clone(), created);
+            applied.warnings = warnings;
+            applied
+        }
+        Effect::WriteComment {
+            issue,
+            comment,
+            body,
+        } => {
+            let c = comments::write(gh, *issue, *comment, body).await?;
+            let created = Some(c.id) != *comment;
+            let result = done(Message::new().text("written: ").link(&c.html_url));
+            Applied::comment(result, c, created)
+        }
+        Effect::DeleteComment { id } => {
+            gh.delete_comment(*id).await?;
+            Applied::result(done(Message::new().text(format!("deleted comment {id}"))))
+        }
         Effect::ClosePr { number } => {
             gh.close_pull(*number).await?;
-            done(Message::new().text(format!("closed #{number}")))
+            Applied::result(done(Message::new().text(format!("closed #{number}"))))
         }
         Effect::AddLabel { issue, label } => {
             gh.add_label(*issue, label).await?;
-            done(Message::new().text("added ").value(label))
+            Applied::result(done(Message::new().text("added ").value(label)))
         }
-        Effect::RemoveLabel { issue, label } => match gh.remove_label(*issue, label).await {
-            Ok(()) => done(Message::new().text("removed ").value(label)),
-            Err(ApiError::NotFound { .. }) => {
-                EffectResult::Unchanged(Message::new().text("not set: ").value(label))
-            }
-            Err(e) => return Err(e.into()),
-        },
+        Effect::RemoveLabel { issue, label } => {
+            Applied::result(match gh.remove_label(*issue, label).await {
+                Ok(()) => done(Message::new().text("removed ").value(label)),
+                Err(ApiError::NotFound { .. }) => {
+                    EffectResult::Unchanged(Message::new().text("not set: ").value(label))
+                }
+                Err(e) => return Err(e.into()),
+            })
+        }
         Effect::Merge {
             number,
             sha,
             method,
-        } => match gh.merge_pull(*number, sha, *method).await {
+        } => Applied::result(match gh.merge_pull(*number, sha, *method).await {
             Ok(merged) => done(Message::new().text(format!(
                 "merged #{number} ({}) as {merged}",
                 method.as_str()
             ))),
             Err(e) => merge_refused(*number, sha, *method, e)?,
-        },
+        }),
         Effect::Revert {
             number,
             pull_id,
@@ -160,11 +287,11 @@ async fn apply(gh: &GitHub, effect: &Effect) -> Result<EffectResult, Failure> {
             body,
         } => {
             let opened = gh.revert_pull(pull_id, title, body).await?;
-            done(
+            Applied::result(done(
                 Message::new()
                     .text(format!("opened #{} reverting #{number}: ", opened.number))
                     .link(&opened.url),
-            )
+            ))
         }
     })
 }
