@@ -44,48 +44,110 @@ struct Done {
     report: EffectReport,
 }
 
+impl Done {
+    fn new(title: &str, report: EffectReport) -> Done {
+        Done {
+            title: title.to_string(),
+            report,
+        }
+    }
+}
+
+/// What the run has to show so far: what became of each effect, and the summary's notes.
+#[derive(Default)]
+struct Shown {
+    done: Vec<Done>,
+    notes: Vec<Message>,
+}
+
+/// The end of a pull-request run, step by step: the effects, this run's entries, the
+/// ledger, the audit file, the artifact, then what the user sees and the exit code.
 pub async fn finish(
     run: &PrRun<'_>,
     mut results: Vec<StageResult>,
     unfinished: Option<Error>,
 ) -> Outcome {
-    let settings = run.settings;
     let executor = Executor {
         gh: run.gh,
         release: run.release,
-        dry_run: settings.dry_run,
+        dry_run: run.settings.dry_run,
         pr: Some(run.pr),
     };
+    let reports = perform_effects(&executor, &mut results).await;
+    let ours = this_runs_entries(run, &results, &reports);
+    let mut shown = Shown::default();
+    for (result, reports) in results.iter().zip(reports) {
+        let title = format!("council {}", result.stage);
+        shown
+            .done
+            .extend(reports.into_iter().map(|r| Done::new(&title, r)));
+        shown.notes.extend(result.notes.iter().cloned());
+    }
+    let context = keep_ledger(run, &executor, &results, &ours, &mut shown).await;
+    let audit_path = write_audit_file(run, &context, &mut shown);
+    let artifact_id = match &audit_path {
+        Some(_) => upload_artifact(run, &context, &mut shown).await,
+        None => String::new(),
+    };
+    tell(
+        run,
+        &results,
+        shown,
+        unfinished.as_ref(),
+        &context,
+        audit_path,
+        artifact_id,
+    )
+}
+
+/// Each stage's effects, in stage order; a release's status then says what became of
+/// its own merge or revert.
+async fn perform_effects(
+    executor: &Executor<'_>,
+    results: &mut [StageResult],
+) -> Vec<Vec<EffectReport>> {
     let mut reports = Vec::with_capacity(results.len());
-    for result in &mut results {
+    for result in results.iter_mut() {
         let done = executor.run(&result.effects).await;
         settle_release(result, &done);
         reports.push(done);
     }
+    reports
+}
+
+/// This run's decisions and effects as a Context Object of its own entries, to be
+/// sealed onto the stored ledger.
+fn this_runs_entries(
+    run: &PrRun<'_>,
+    results: &[StageResult],
+    reports: &[Vec<EffectReport>],
+) -> ContextObject {
     let time = now();
     let mut ours = ContextObject::new(&run.repo.full(), run.pr, &run.event.trigger(), &time);
     ours.append(entries(
-        &results,
-        &reports,
-        &settings.run,
+        results,
+        reports,
+        &run.settings.run,
         &run.pr.head_sha,
         &time,
     ));
-    let mut done: Vec<Done> = results
-        .iter()
-        .zip(reports)
-        .flat_map(|(result, reports)| {
-            reports.into_iter().map(move |report| Done {
-                title: format!("council {}", result.stage),
-                report,
-            })
-        })
-        .collect();
+    ours
+}
 
+/// Seals this run's entries onto the stored ledger and writes its comment; the whole
+/// Context Object the audit file gets.
+async fn keep_ledger(
+    run: &PrRun<'_>,
+    executor: &Executor<'_>,
+    results: &[StageResult],
+    ours: &ContextObject,
+    shown: &mut Shown,
+) -> ContextObject {
+    let settings = run.settings;
     let ledger = Ledger {
         settings,
         gh: run.gh,
-        executor: &executor,
+        executor,
         repo: run.repo,
         repo_id: settings
             .repository_id
@@ -97,91 +159,113 @@ pub async fn finish(
         },
         stage: results.first().map_or(Stage::Guard, |r| r.stage),
     };
-    let persisted = ledger.persist(&ours).await;
+    let persisted = ledger.persist(ours).await;
     for warning in &persisted.warnings {
         settings
             .runner
             .annotate(Level::Warning, "council ledger", warning);
     }
-    done.extend(persisted.effect.map(|report| Done {
-        title: "council ledger".to_string(),
-        report,
-    }));
-    let context = persisted.context;
-
-    let mut notes: Vec<Message> = results.iter().flat_map(|r| r.notes.clone()).collect();
-    if let Some(gh) = run.gh {
-        notes.push(Message::new().text(format!("GitHub API requests: {}", gh.requests())));
+    if let Some(report) = persisted.effect {
+        shown.done.push(Done::new("council ledger", report));
     }
-    let audit_path = match audit_file::write(
-        &settings.workspace,
+    if let Some(gh) = run.gh {
+        shown
+            .notes
+            .push(Message::new().text(format!("GitHub API requests: {}", gh.requests())));
+    }
+    shown.notes.extend(persisted.notes);
+    persisted.context
+}
+
+/// `out/audit/PR-<n>.json` in the workspace; its path, or `None` when it could not be
+/// written (a failed effect: the verdict stands).
+fn write_audit_file(run: &PrRun<'_>, context: &ContextObject, shown: &mut Shown) -> Option<String> {
+    let written = audit_file::write(
+        &run.settings.workspace,
         &context.context_id,
         &context.to_pretty_json(),
-    ) {
+    );
+    match written {
         Ok(path) => {
-            notes.push(Message::new().text("audit file: ").value(&path));
+            shown
+                .notes
+                .push(Message::new().text("audit file: ").value(&path));
             Some(path)
         }
         Err(why) => {
-            done.push(Done {
-                title: "council audit file".to_string(),
-                report: EffectReport::new(
-                    "action:write-audit",
-                    EffectResult::Failed(Message::new().text(why)),
-                ),
-            });
+            let failed = EffectResult::Failed(Message::new().text(why));
+            shown.done.push(Done::new(
+                "council audit file",
+                EffectReport::new("action:write-audit", failed),
+            ));
             None
         }
-    };
-    notes.extend(persisted.notes);
-    let mut artifact_id = String::new();
-    if audit_path.is_some() {
-        match upload(settings, run.pr.number, &context).await {
-            Upload::Done(id, report) => {
-                artifact_id = id;
-                done.push(Done {
-                    title: "council artifact".to_string(),
-                    report,
-                });
-            }
-            Upload::Off(why) => notes.push(Message::new().text(why)),
-            Upload::Skipped(why) => {
-                settings
-                    .runner
-                    .annotate(Level::Notice, "council artifact", &why);
-                notes.push(Message::new().text(format!("artifact not uploaded: {why}")));
-            }
-            Upload::Failed(report) => done.push(Done {
-                title: "council artifact".to_string(),
-                report,
-            }),
+    }
+}
+
+/// The audit file as the artifact `audit-PR-<n>`; its id, empty when none was uploaded.
+async fn upload_artifact(run: &PrRun<'_>, context: &ContextObject, shown: &mut Shown) -> String {
+    match upload(run.settings, run.pr.number, context).await {
+        Upload::Done(id, report) => {
+            shown.done.push(Done::new("council artifact", report));
+            id
+        }
+        Upload::Off(why) => {
+            shown.notes.push(Message::new().text(why));
+            String::new()
+        }
+        Upload::Skipped(why) => {
+            run.settings
+                .runner
+                .annotate(Level::Notice, "council artifact", &why);
+            shown
+                .notes
+                .push(Message::new().text(format!("artifact not uploaded: {why}")));
+            String::new()
+        }
+        Upload::Failed(report) => {
+            shown.done.push(Done::new("council artifact", report));
+            String::new()
         }
     }
+}
 
+/// What the user sees, in one place: annotations, the outputs (first: a summary that
+/// cannot be written must not cost them), the step summary, the terminal or `--json`;
+/// and the exit code, which a computed verdict decides.
+fn tell(
+    run: &PrRun<'_>,
+    results: &[StageResult],
+    shown: Shown,
+    unfinished: Option<&Error>,
+    context: &ContextObject,
+    audit_path: Option<String>,
+    artifact_id: String,
+) -> Outcome {
+    let settings = run.settings;
     if settings.in_actions {
-        announce(settings, &results, &done);
+        announce(settings, results, &shown.done);
     }
-    if let Some(e) = &unfinished {
+    if let Some(e) = unfinished {
         settings.runner.error(e.title(), &e.to_string());
     }
-    let effects: Vec<EffectReport> = done.into_iter().map(|d| d.report).collect();
+    let effects: Vec<EffectReport> = shown.done.into_iter().map(|d| d.report).collect();
     let report = RunReport {
         pr: run.pr,
-        stages: &results,
+        stages: results,
         effects: &effects,
-        notes,
+        notes: shown.notes,
     };
     let mut markdown = summary::markdown(&report);
-    if let Some(e) = &unfinished {
+    if let Some(e) = unfinished {
         markdown.push('\n');
         markdown.push_str(&e.summary_section());
     }
-    let mut outputs = Outputs::of_results(&results);
+    let mut outputs = Outputs::of_results(results);
     outputs
         .set(Output::Context, context.to_compact_json())
         .set(Output::AuditPath, audit_path.unwrap_or_default())
         .set(Output::ArtifactId, artifact_id);
-    // Outputs first: a summary that cannot be written must not cost the outputs.
     if let Err(e) = settings.runner.set_outputs(&outputs.pairs()) {
         settings
             .runner
@@ -193,9 +277,9 @@ pub async fn finish(
             .annotate(Level::Warning, "council summary", &e.to_string());
     }
     let ended = outcome(
-        &results,
+        results,
         effects.iter().any(EffectReport::failed),
-        unfinished.as_ref().map(Error::exit_code),
+        unfinished.map(Error::exit_code),
     );
     if settings.json {
         let json = run_json::pr_run(
@@ -204,7 +288,7 @@ pub async fn finish(
             &report,
             &outputs,
             ended.exit_code(),
-            unfinished.as_ref(),
+            unfinished,
         );
         println!("{json}");
     } else if !settings.in_actions {

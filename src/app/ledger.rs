@@ -51,6 +51,25 @@ pub struct Ledger<'a> {
     pub stage: Stage,
 }
 
+/// What the write rounds carry over: the artifacts are read once, and the rejected
+/// comment is warned about once.
+#[derive(Default)]
+struct Rounds {
+    fallback: Option<Fallback>,
+    warned: bool,
+}
+
+/// Where one round starts from.
+struct Start {
+    base: Option<Stored>,
+    /// Later verified comments of ours (racing runs), folded into `base`.
+    duplicates: Vec<Stored>,
+    /// What was rejected, when nothing could be adopted: the new chain records it.
+    reset: Vec<Rejected>,
+    /// Other runs may be writing now (several comments, or one written moments ago).
+    contended: bool,
+}
+
 /// What the previous audit artifacts offered when no comment could be adopted.
 #[derive(Clone, Default)]
 struct Fallback {
@@ -89,7 +108,9 @@ impl Ledger<'_> {
         }
     }
 
-    /// Seals this run's entries onto the stored ledger and upserts the comment.
+    /// Seals this run's entries onto the stored ledger and writes its comment: each
+    /// round reads our comments, picks what to continue, merges, writes, and reads back;
+    /// another run overwriting us in between costs a round, never our entries.
     pub async fn persist(&self, ours: &ContextObject) -> Persisted {
         let mut out = Persisted {
             context: ours.clone(),
@@ -103,72 +124,120 @@ impl Ledger<'_> {
             }
             return out;
         };
-        let mut fallback: Option<Fallback> = None;
-        let mut warned = false;
+        let mut state = Rounds::default();
         for round in 1..=ROUNDS {
             let comments = match marked_comment::find(gh, self.pr.number, MARKER).await {
                 Ok(found) => found,
                 Err(e) => return self.without_comment(gh, ours, e, out).await,
             };
-            let adopted = self.adopt(comments.iter().map(found_in).collect());
-            if !warned {
-                warned = true;
-                out.warnings
-                    .extend(adopted.rejected.iter().map(Rejected::warning));
-            }
-            let contended = round > 1
-                || adopted.verified.len() > 1
-                || recently_written(adopted.verified.first());
-            let mut verified = adopted.verified.into_iter();
-            let (base, reset) = match verified.next() {
-                Some(first) => (Some(first), Vec::new()),
-                None => {
-                    if fallback.is_none() {
-                        fallback = Some(self.previous_artifacts(gh, &mut out).await);
+            let start = self
+                .starting_point(gh, &comments, &mut state, &mut out)
+                .await;
+            let contended = round > 1 || start.contended;
+            let merged =
+                match self.merge(start.base, start.duplicates, ours, &start.reset, &mut out) {
+                    Ok(m) => m,
+                    Err(effect) => {
+                        out.effect = Some(effect);
+                        return out;
                     }
-                    let found = fallback.clone().unwrap_or_default();
-                    let mut reset = adopted.rejected;
-                    reset.extend(found.rejected);
-                    match found.stored {
-                        Some(stored) => (Some(stored), Vec::new()),
-                        None => (None, reset),
-                    }
-                }
-            };
-            let merged = match self.merge(base, verified.collect(), ours, &reset, &mut out) {
-                Ok(m) => m,
-                Err(effect) => {
+                };
+            match self
+                .write_round(gh, &comments, &merged, ours, contended, &mut out)
+                .await
+            {
+                Some(effect) => {
                     out.effect = Some(effect);
                     return out;
                 }
-            };
-            let (_, body) = stored::render_fitting(merged.clone(), &self.links);
-            out.context = self.full_context(gh, &merged, &mut out).await;
-            let written = match self.write(comments.first(), &body).await {
-                Ok(comment) => comment,
-                Err(effect) => {
-                    out.effect = Some(effect);
-                    return out;
-                }
-            };
-            out.warnings
-                .extend(self.delete(comments.iter().skip(1)).await);
-            if confirmed(gh, written.id, ours, written.body(), contended).await {
-                out.effect = Some(EffectReport::new(
-                    "action:comment",
-                    EffectResult::Done(
-                        Message::new()
-                            .text("Context Object comment: ")
-                            .link(&written.html_url),
-                    ),
-                ));
-                return out;
+                // Another run wrote over ours: read again and merge again.
+                None => continue,
             }
         }
         out.effect = Some(failed(format!(
             "other runs kept overwriting the Context Object comment; gave up after {ROUNDS} rounds"
         )));
         out
+    }
+
+    /// What this round continues from: the oldest comment of ours that verifies (later
+    /// ones, from racing runs, folded in), else the newest trusted artifact that does,
+    /// else a new chain that records what was rejected.
+    async fn starting_point(
+        &self,
+        gh: &GitHub,
+        comments: &[Comment],
+        state: &mut Rounds,
+        out: &mut Persisted,
+    ) -> Start {
+        let adopted = self.adopt(comments.iter().map(found_in).collect());
+        if !state.warned {
+            state.warned = true;
+            out.warnings
+                .extend(adopted.rejected.iter().map(Rejected::warning));
+        }
+        let contended = adopted.verified.len() > 1 || recently_written(adopted.verified.first());
+        let mut verified = adopted.verified.into_iter();
+        if let Some(first) = verified.next() {
+            return Start {
+                base: Some(first),
+                duplicates: verified.collect(),
+                reset: Vec::new(),
+                contended,
+            };
+        }
+        if state.fallback.is_none() {
+            state.fallback = Some(self.previous_artifacts(gh, out).await);
+        }
+        let found = state.fallback.clone().unwrap_or_default();
+        let (base, reset) = match found.stored {
+            Some(stored) => (Some(stored), Vec::new()),
+            None => {
+                let mut reset = adopted.rejected;
+                reset.extend(found.rejected);
+                (None, reset)
+            }
+        };
+        Start {
+            base,
+            duplicates: Vec::new(),
+            reset,
+            contended,
+        }
+    }
+
+    /// Writes the merged ledger, deletes our duplicates, and reads back: the effect once
+    /// the comment holds our entries (or the write failed); `None` when another run
+    /// wrote over it meanwhile.
+    async fn write_round(
+        &self,
+        gh: &GitHub,
+        comments: &[Comment],
+        merged: &Stored,
+        ours: &ContextObject,
+        contended: bool,
+        out: &mut Persisted,
+    ) -> Option<EffectReport> {
+        let (_, body) = stored::render_fitting(merged.clone(), &self.links);
+        out.context = self.full_context(gh, merged, out).await;
+        let written = match self.write(comments.first(), &body).await {
+            Ok(comment) => comment,
+            Err(effect) => return Some(effect),
+        };
+        out.warnings
+            .extend(self.delete(comments.iter().skip(1)).await);
+        confirmed(gh, written.id, ours, written.body(), contended)
+            .await
+            .then(|| {
+                EffectReport::new(
+                    "action:comment",
+                    EffectResult::Done(
+                        Message::new()
+                            .text("Context Object comment: ")
+                            .link(&written.html_url),
+                    ),
+                )
+            })
     }
 
     /// Writes the comment through the executor (unless it already says `body`: an
