@@ -48,6 +48,7 @@ pub mod context_report;
 pub mod error;
 pub mod event;
 pub mod gates;
+pub mod json;
 pub mod markdown;
 pub mod plan;
 pub mod policy;

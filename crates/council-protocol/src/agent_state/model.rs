@@ -83,23 +83,11 @@ impl Memory {
 
     /// The same JSON without insignificant whitespace, every token kept byte for byte.
     pub fn to_compact_string(&self) -> String {
-        let mut out = String::with_capacity(self.json.len());
-        let (mut in_string, mut escaped) = (false, false);
-        for c in self.json.chars() {
-            if in_string {
-                out.push(c);
-                match (escaped, c) {
-                    (true, _) => escaped = false,
-                    (false, '\\') => escaped = true,
-                    (false, '"') => in_string = false,
-                    _ => {}
-                }
-            } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
-                in_string = c == '"';
-                out.push(c);
-            }
-        }
-        out
+        let mut strings = crate::json::Strings::default();
+        self.json
+            .chars()
+            .filter(|&c| strings.inside(c) || !matches!(c, ' ' | '\t' | '\n' | '\r'))
+            .collect()
     }
 }
 

@@ -3,46 +3,13 @@
 //! whitespace, so line and column numbers in errors stay true; a member name that
 //! appears twice in one object is an error (readers disagree on which one counts).
 
-use std::fmt;
-
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
-use serde_json::{Map, Value};
-
-/// Why the text is not the JSON it should be, with its 1-based line and column.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JsonError {
-    pub line: usize,
-    pub column: usize,
-    pub message: String,
-}
-
-impl fmt::Display for JsonError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "line {}, column {}: {}",
-            self.line, self.column, self.message
-        )
-    }
-}
+pub use crate::json::JsonError;
+use crate::json::Strings;
+use serde_json::Value;
 
 /// Parses `text` (comments allowed, duplicate member names refused).
 pub fn parse(text: &str) -> Result<Value, JsonError> {
-    let plain = strip_comments(text)?;
-    let mut deserializer = serde_json::Deserializer::from_str(&plain);
-    let value = Strict::deserialize(&mut deserializer)
-        .and_then(|v| deserializer.end().map(|()| v.0))
-        .map_err(|e| JsonError {
-            line: e.line(),
-            column: e.column(),
-            message: e
-                .to_string()
-                .split(" at line ")
-                .next()
-                .unwrap_or("")
-                .to_owned(),
-        })?;
-    Ok(value)
+    crate::json::from_str(&strip_comments(text)?)
 }
 
 /// `//` to the end of the line and `/* … */` outside strings become spaces (line
@@ -51,8 +18,7 @@ fn strip_comments(text: &str) -> Result<String, JsonError> {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
     let (mut line, mut column) = (1usize, 1usize);
-    let mut in_string = false;
-    let mut escaped = false;
+    let mut strings = Strings::default();
     while let Some(c) = chars.next() {
         let (start_line, start_column) = (line, column);
         let mut advance = |c: char| {
@@ -64,21 +30,11 @@ fn strip_comments(text: &str) -> Result<String, JsonError> {
             }
         };
         advance(c);
-        if in_string {
+        if strings.inside(c) {
             out.push(c);
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
             continue;
         }
         match (c, chars.peek()) {
-            ('"', _) => {
-                in_string = true;
-                out.push(c);
-            }
             ('/', Some('/')) => {
                 out.push(' ');
                 while let Some(&next) = chars.peek() {
@@ -118,76 +74,6 @@ fn strip_comments(text: &str) -> Result<String, JsonError> {
         }
     }
     Ok(out)
-}
-
-/// A JSON value whose objects may not repeat a member name.
-struct Strict(Value);
-
-impl<'de> Deserialize<'de> for Strict {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Strict, D::Error> {
-        deserializer.deserialize_any(StrictVisitor).map(Strict)
-    }
-}
-
-struct StrictVisitor;
-
-impl<'de> Visitor<'de> for StrictVisitor {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(Value::from(v))
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
-    }
-
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
-    }
-
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::new();
-        while let Some(Strict(item)) = seq.next_element()? {
-            items.push(item);
-        }
-        Ok(Value::Array(items))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut out = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            if out.contains_key(&key) {
-                return Err(de::Error::custom(format!(
-                    "the member `{}` appears twice in one object",
-                    crate::chars::show_hidden(&key, 60)
-                )));
-            }
-            let Strict(value) = map.next_value()?;
-            out.insert(key, value);
-        }
-        Ok(Value::Object(out))
-    }
 }
 
 #[cfg(test)]

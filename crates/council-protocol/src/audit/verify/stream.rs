@@ -24,8 +24,9 @@ use std::io::{self, BufRead};
 use std::sync::Arc;
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::map::Entry as MapEntry;
-use serde_json::{Map, Number, Value};
+use serde_json::Value;
+
+use crate::json::{CheckSeed, Step, Stop, ValueSeed, duplicate, within};
 
 use super::{
     EntryFacts, Omission, Tamper, TamperKind, VerifiedDocument, VerifyReport, at, check_entry,
@@ -140,38 +141,6 @@ struct Document {
     state: Option<Value>,
     gates: Option<Value>,
     head: Option<Value>,
-}
-
-/// One step of a path into the document, for naming where a duplicate is.
-enum Step {
-    Key(String),
-    Index(usize),
-}
-
-/// Why a visitor stopped the parse: serde's error type cannot carry it.
-enum Stop {
-    /// `path` is innermost first: each enclosing container adds its step on the way out.
-    Duplicate {
-        name: String,
-        path: Vec<Step>,
-    },
-    NotADocument,
-}
-
-/// On the way out of a container: add its step to the path of a duplicate found inside.
-fn within(stop: &mut Option<Stop>, step: Step) {
-    if let Some(Stop::Duplicate { path, .. }) = stop {
-        path.push(step);
-    }
-}
-
-fn duplicate<E: de::Error>(stop: &mut Option<Stop>, name: String) -> E {
-    let message = format!("duplicate member {}", quoted(&name));
-    *stop = Some(Stop::Duplicate {
-        name,
-        path: Vec::new(),
-    });
-    E::custom(message)
 }
 
 fn quoted(name: &str) -> String {
@@ -310,7 +279,7 @@ impl Pass {
         if let Some(ending) = ending {
             return Err(match self.stop {
                 Some(Stop::Duplicate { name, path }) => duplicate_tamper(name, path).into(),
-                Some(Stop::NotADocument) => whole(TamperKind::NotADocument).into(),
+                Some(Stop::Shape) => whole(TamperKind::NotADocument).into(),
                 None => classify(ending, skipped_lines),
             });
         }
@@ -529,7 +498,7 @@ struct TimelineSeed<'p> {
 
 impl TimelineSeed<'_> {
     fn not_an_array<E: de::Error>(self) -> Result<(), E> {
-        self.pass.stop = Some(Stop::NotADocument);
+        self.pass.stop = Some(Stop::Shape);
         Err(E::custom("\"timeline\" is not an array"))
     }
 }
@@ -600,169 +569,8 @@ impl<'de> DeserializeSeed<'de> for EntrySeed<'_> {
     }
 }
 
-/// Builds a `Value` exactly as serde_json's own `Value` visitor does (so hashes agree),
-/// but refuses duplicate member names.
-struct ValueSeed<'s> {
-    stop: &'s mut Option<Stop>,
-    /// Members to make room for if the value is an object (0 for values inside).
-    members: usize,
-}
-
 /// Room for the members of an entry as the product writes it (12 with a signature).
 /// Sized up front, the member table of each entry stays a small allocation: grown by
 /// doubling it would reach 16 slots, over 1 KiB, a size at which glibc's malloc sweeps
 /// the small chunks the previous entry freed, once per entry.
 const ENTRY_MEMBERS: usize = 15;
-
-impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
-    type Value = Value;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ValueSeed<'_> {
-    type Value = Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
-        Ok(Value::Bool(v))
-    }
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
-    }
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
-        Ok(Value::Number(v.into()))
-    }
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
-    }
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
-        Ok(Value::String(v.to_owned()))
-    }
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
-        Ok(Value::String(v))
-    }
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-        loop {
-            match seq.next_element_seed(ValueSeed {
-                stop: &mut *self.stop,
-                members: 0,
-            }) {
-                Ok(Some(item)) => items.push(item),
-                Ok(None) => return Ok(Value::Array(items)),
-                Err(e) => {
-                    within(self.stop, Step::Index(items.len()));
-                    return Err(e);
-                }
-            }
-        }
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut members = Map::with_capacity(self.members);
-        while let Some(name) = map.next_key::<String>()? {
-            // One lookup per member: the free slot is held while its value is read.
-            let slot = match members.entry(name) {
-                MapEntry::Occupied(taken) => {
-                    return Err(duplicate(self.stop, taken.key().clone()));
-                }
-                MapEntry::Vacant(slot) => slot,
-            };
-            match map.next_value_seed(ValueSeed {
-                stop: &mut *self.stop,
-                members: 0,
-            }) {
-                Ok(value) => {
-                    slot.insert(value);
-                }
-                Err(e) => {
-                    within(self.stop, Step::Key(slot.key().clone()));
-                    return Err(e);
-                }
-            }
-        }
-        Ok(Value::Object(members))
-    }
-}
-
-/// Reads a value only to check it (well-formed, no duplicate names), keeping nothing:
-/// for the top-level members verification does not use.
-struct CheckSeed<'s> {
-    stop: &'s mut Option<Stop>,
-}
-
-impl<'de> DeserializeSeed<'de> for CheckSeed<'_> {
-    type Value = ();
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for CheckSeed<'_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E>(self) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let mut index = 0;
-        loop {
-            match seq.next_element_seed(CheckSeed {
-                stop: &mut *self.stop,
-            }) {
-                Ok(Some(())) => index += 1,
-                Ok(None) => return Ok(()),
-                Err(e) => {
-                    within(self.stop, Step::Index(index));
-                    return Err(e);
-                }
-            }
-        }
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut names: HashSet<String> = HashSet::new();
-        while let Some(name) = map.next_key::<String>()? {
-            if names.contains(&name) {
-                return Err(duplicate(self.stop, name));
-            }
-            if let Err(e) = map.next_value_seed(CheckSeed {
-                stop: &mut *self.stop,
-            }) {
-                within(self.stop, Step::Key(name));
-                return Err(e);
-            }
-            names.insert(name);
-        }
-        Ok(())
-    }
-}
