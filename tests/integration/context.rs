@@ -208,6 +208,7 @@ async fn sync_to_issue_posts_the_file_as_state_and_keeps_the_memory() {
     </agent-state>
     "#);
     assert_eq!(run.output("state-step"), "waiting");
+    gh.expect_writes(&["POST /issues/1/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -212,6 +212,12 @@ async fn drill_5xx_burst_within_the_retries_decides_as_if_nothing_happened() {
     let failed = gh.calls().iter().filter(|c| c.status >= 500).count();
     assert_eq!(failed, 7, "every fault was met once");
     drill.report(&verdict(&drill.run));
+    gh.expect_writes(&[
+        "POST /issues/7/labels",
+        "POST /issues/7/comments",
+        "POST /issues/7/comments",
+        "POST /issues/7/comments",
+    ]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -267,6 +273,7 @@ async fn drill_primary_rate_limit_429_waits_for_retry_after() {
         "each Retry-After was honoured"
     );
     drill.report(&verdict(&drill.run));
+    gh.expect_writes(&["POST /issues/2/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -295,6 +302,7 @@ async fn drill_secondary_rate_limit_403_waits_and_is_not_a_missing_permission() 
         "not taken for a read-only token"
     );
     drill.report(&verdict(&drill.run));
+    gh.expect_writes(&["POST /issues/2/comments", "POST /issues/2/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -315,6 +323,7 @@ async fn drill_connection_resets_are_retried() {
     check_ledger(&gh, &drill.run, 7, &APPROVED);
     assert_eq!(drill.broken, 2, "every planned reset happened");
     drill.report(&verdict(&drill.run));
+    gh.expect_writes(&["POST /issues/7/labels", "POST /issues/7/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -348,6 +357,8 @@ async fn drill_slow_replies_within_and_beyond_the_request_timeout() {
     drill.report(&verdict(&drill.run));
 
     // Beyond it: the late attempts are abandoned and retried.
+    gh.expect_writes(&["POST /issues/2/comments"]);
+
     let gh = FakeGitHub::start().await;
     gh.policy("master", None).await;
     gh.fail_next(
@@ -372,6 +383,7 @@ async fn drill_slow_replies_within_and_beyond_the_request_timeout() {
         "never waited for a slow reply"
     );
     drill.report(&verdict(&drill.run));
+    gh.expect_writes(&["POST /issues/2/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -400,6 +412,7 @@ async fn drill_a_dripping_reply_is_cut_at_the_request_timeout_and_retried() {
     check_ledger(&gh, &drill.run, 2, &GUARD_FAIL);
     assert_eq!(drill.broken, 2, "both dripping replies were abandoned");
     drill.report(&verdict(&drill.run));
+    gh.expect_writes(&["POST /issues/2/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -433,6 +446,11 @@ async fn drill_the_comment_deleted_between_read_and_write_keeps_the_chain() {
         "run 1's entries are kept, not restarted"
     );
     drill.report(&verdict(&drill.run));
+    gh.expect_writes(&[
+        "POST /issues/2/comments",
+        "PATCH /issues/comments/5001",
+        "POST /issues/2/comments",
+    ]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -483,6 +501,8 @@ async fn drill_a_422_for_a_body_too_long_keeps_the_verdict_and_the_audit_file() 
     drill.report(&verdict(&drill.run));
 
     // Every gate passed: the failed effect makes it 3, the verdict's outputs stand.
+    gh.expect_writes(&["POST /issues/2/comments"]);
+
     let gh = FakeGitHub::start().await;
     approving_world(&gh);
     gh.fail_next("POST", "/issues/7/comments", 10, Fault::json(422, too_long));
@@ -498,6 +518,7 @@ async fn drill_a_422_for_a_body_too_long_keeps_the_verdict_and_the_audit_file() 
     assert!(verifies(&drill.run, 7));
     assert!(stored(&gh).is_none());
     drill.report(&verdict(&drill.run));
+    gh.expect_writes(&["POST /issues/7/labels", "POST /issues/7/comments"]);
 }
 
 // ------------------------------------------------------------------ the proxy

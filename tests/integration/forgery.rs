@@ -102,6 +102,7 @@ async fn forged_state_and_gates_are_recomputed_from_the_timeline() {
         healed.context.state,
         serde_json::from_value(audit["state"].clone()).unwrap()
     );
+    gh.expect_writes(&["POST /issues/2/comments", "PATCH /issues/comments/5001"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -153,6 +154,7 @@ async fn with_a_key_entries_edited_and_resealed_are_not_adopted_and_the_chain_re
         3,
         "the comment now holds the new chain"
     );
+    gh.expect_writes(&["POST /issues/2/comments", "PATCH /issues/comments/5001"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -193,6 +195,7 @@ async fn a_rejected_comment_gives_way_to_the_newest_artifact_that_verifies() {
     let warned = warnings(&run).join("\n");
     assert!(warned.contains("artifact 11"), "{warned}");
     assert_eq!(verify(&run, Some(KEY)), 0);
+    gh.expect_writes(&["POST /issues/2/comments", "PATCH /issues/comments/5001"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -217,6 +220,12 @@ async fn a_deleted_or_emptied_comment_does_not_restart_the_chain_silently() {
         assert_eq!(actions(&run).len(), 4, "emptied: {emptied}");
         assert_eq!(actions(&run)[0], "1 check:branch-name");
         assert_eq!(stored(&gh).context.timeline.len(), 4);
+        // A deleted comment is posted again; an emptied one is edited.
+        let second = match emptied {
+            false => "POST /issues/2/comments",
+            true => "PATCH /issues/comments/5001",
+        };
+        gh.expect_writes(&["POST /issues/2/comments", second]);
     }
     // Emptied, and no artifact to go on from: a recorded reset.
     let gh = FakeGitHub::start().await;
@@ -227,6 +236,7 @@ async fn a_deleted_or_emptied_comment_does_not_restart_the_chain_silently() {
     run.assert_code(1);
     assert_eq!(actions(&run)[0], "2 action:ledger-reset");
     assert!(warnings(&run).join("\n").contains("no machine block"));
+    gh.expect_writes(&["POST /issues/2/comments", "PATCH /issues/comments/5001"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -257,6 +267,7 @@ async fn an_unknown_identity_adopts_and_edits_no_comment() {
         ["2 check:branch-name", "2 check:target-branch"],
         "the audit file still holds this run's decision"
     );
+    gh.expect_writes(&["POST /issues/2/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -285,4 +296,9 @@ async fn dropping_the_newest_entries_is_caught_by_the_recorded_head() {
         "{warned}"
     );
     assert_eq!(actions(&run)[0], "3 action:ledger-reset");
+    gh.expect_writes(&[
+        "POST /issues/2/comments",
+        "PATCH /issues/comments/5001",
+        "PATCH /issues/comments/5001",
+    ]);
 }

@@ -37,6 +37,8 @@ async fn every_guard_action_of_both_pr_events_runs_the_guard_on_one_policy_read(
             );
             let ctx = run.audit(2);
             assert_eq!(ctx["trigger"], format!("webhook:{event_name}.{action}"));
+            // The one write: the Context Object comment.
+            gh.expect_writes(&["POST /issues/2/comments"]);
         }
     }
 }
@@ -79,6 +81,7 @@ async fn a_passing_pr_exits_0_after_the_policy_read_and_the_ledger() {
         run.annotations()
     );
     run.assert_no_secret("ghs_test_token_value");
+    gh.expect_writes(&["POST /issues/2/labels", "POST /issues/2/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -187,6 +190,7 @@ async fn summary_annotations_and_context_object_of_a_failing_pr() {
       }
     }
     "#);
+    gh.expect_writes(&["POST /issues/2/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -203,6 +207,7 @@ async fn the_policy_comes_from_the_base_branch_never_the_workspace() {
         .await;
     run.assert_code(1);
     assert!(run.summary.contains("release/&#42;"), "{}", run.summary);
+    gh.expect_writes(&["POST /issues/2/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -282,6 +287,7 @@ async fn close_on_fail_explains_once_then_closes() {
             "action:close-pr DONE"
         ]
     );
+    gh.expect_writes(&["POST /issues/2/comments", "POST /issues/2/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -320,6 +326,7 @@ async fn the_same_event_twice_posts_no_second_comment() {
         ledger_before,
         "same run id and attempt: nothing new to record"
     );
+    gh.expect_writes(&["POST /issues/2/comments", "POST /issues/2/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -341,6 +348,7 @@ async fn a_forged_marker_from_another_author_does_not_suppress_the_explanation()
             .await
             .contains(&"POST /repos/Codertocat/Hello-World/issues/2/comments".to_string())
     );
+    gh.expect_writes(&["POST /issues/2/comments", "POST /issues/2/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -390,6 +398,7 @@ async fn a_fork_pr_with_a_read_only_token_still_fails_the_check_with_the_full_su
         4,
         "the ledger still lands in the audit file"
     );
+    gh.expect_writes(&["POST /issues/2/comments", "POST /issues/2/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -471,6 +480,7 @@ async fn rate_limits_are_waited_out_honouring_retry_after() {
         started.elapsed() >= std::time::Duration::from_secs(2),
         "Retry-After was honoured"
     );
+    gh.expect_writes(&["POST /issues/2/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]

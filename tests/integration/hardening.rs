@@ -55,6 +55,8 @@ async fn the_audit_file_is_never_written_through_a_planted_link() {
             warned.contains(&format!("::error title=council audit file%3A action%3Awrite-audit::{planted} is a symbolic link")),
             "{warned}"
         );
+        // The ledger's comment is written all the same.
+        gh.expect_writes(&["POST /issues/2/comments"]);
     }
 }
 
@@ -292,6 +294,7 @@ async fn an_oversized_explanation_is_cut_and_posted_before_the_close() {
     assert!(explanation.chars().count() <= 65_536);
     assert!(explanation.contains("cut to fit"), "says it was cut");
     assert_eq!(gh.bodies("PATCH").await, vec![json!({"state": "closed"})]);
+    gh.expect_writes(&["POST /issues/2/comments", "POST /issues/2/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -322,6 +325,7 @@ async fn control_characters_never_reach_a_workflow_command_raw() {
         2,
         "one per failed gate, none injected: {errors:?}"
     );
+    gh.expect_writes(&["POST /issues/2/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -123,6 +123,16 @@ async fn hostile_branch_names_fail_with_escaped_output() {
             ctx["subject"]["source_branch"], name,
             "the audit keeps the raw name"
         );
+        // The one write, the Context Object comment, is as escaped as the summary.
+        let writes = gh.take_writes();
+        assert_eq!(writes.len(), 1, "{writes:?}");
+        let comment = writes[0].body["body"].as_str().unwrap_or_default();
+        for raw in ["<img", "<script", "\u{202E}"] {
+            assert!(
+                !comment.contains(raw),
+                "{raw} raw in the comment:\n{comment}"
+            );
+        }
     }
 }
 

@@ -37,6 +37,7 @@ fn run_guard(gh: &FakeGitHub, run_id: &str) -> Council {
 async fn concurrent_runs_lose_and_duplicate_nothing() {
     const RUNS: usize = 20;
     let gh = FakeGitHub::start().await;
+    gh.writes_not_checked("how often the racing runs rewrite the comment depends on their interleaving; what the comment ends up holding is checked");
     gh.policy("master", None).await;
     let runs: Vec<_> = (0..RUNS)
         .map(|i| run_guard(&gh, &format!("{}", 7000 + i)).input("hmac-key", "ledger-key"))
@@ -115,6 +116,11 @@ async fn later_runs_append_to_the_one_comment_and_the_audit_file_holds_all() {
         .run()
         .await;
     assert_eq!(rerun.audit(2)["timeline"].as_array().unwrap().len(), 6);
+    gh.expect_writes(&[
+        "POST /issues/2/comments",
+        "PATCH /issues/comments/5001",
+        "PATCH /issues/comments/5001",
+    ]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -145,6 +151,13 @@ async fn duplicate_comments_are_folded_into_the_oldest_and_deleted() {
         .map(|e| e["run_id"].as_str().unwrap())
         .collect();
     assert_eq!(runs, ["1", "1", "2", "2", "3", "3"]);
+    // The oldest is edited, the newer duplicate deleted.
+    gh.expect_writes(&[
+        "POST /issues/2/comments",
+        "PATCH /issues/comments/5001",
+        "DELETE /issues/comments/5002",
+    ]);
+    other.expect_writes(&["POST /issues/2/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -161,6 +174,7 @@ async fn a_forged_ledger_comment_from_someone_else_is_ignored() {
     assert_eq!(bodies.len(), 2, "ours was created beside the forgery");
     assert_eq!(bodies[0], forged, "the forgery is untouched");
     assert_eq!(ledgers(&gh).len(), 2);
+    gh.expect_writes(&["POST /issues/2/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -183,6 +197,7 @@ async fn an_edited_ledger_comment_is_reported() {
         "{}",
         run.stdout
     );
+    gh.expect_writes(&["POST /issues/2/comments", "PATCH /issues/comments/5001"]);
 }
 
 /// A minimal Results service and blob store that accept one upload.
@@ -246,6 +261,7 @@ async fn the_audit_file_is_uploaded_as_an_artifact() {
     assert_eq!(run.output("artifact-id"), "4242");
     run.assert_no_secret(&runtime_token());
     assert!(run.summary.contains("audit-PR-2"), "{}", run.summary);
+    gh.expect_writes(&["POST /issues/2/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -275,6 +291,7 @@ async fn a_failed_upload_is_exit_3_when_the_gates_passed_and_1_when_they_failed(
             "the file stays on disk"
         );
         assert!(run.summary.contains("stays on disk"), "{}", run.summary);
+        gh.expect_writes(&["POST /issues/2/comments"]);
     }
 }
 
@@ -355,6 +372,12 @@ async fn api_calls_per_run_by_case() {
     gh.set_write_status(403);
     run_guard(&gh, "5").run().await.assert_code(1);
     assert_eq!(ledger_calls(&gh).await.len(), 3);
+    gh.expect_writes(&[
+        "POST /issues/2/comments",
+        "PATCH /issues/comments/5001",
+        "PATCH /issues/comments/5001",
+        "PATCH /issues/comments/5001",
+    ]);
 }
 
 /// A ledger whose comment holds only its tail: `entries` runs, messages long enough that
@@ -434,6 +457,7 @@ async fn a_compacted_comment_is_completed_from_the_previous_artifact() {
         .await
         .assert_code(0);
     assert!(gh.comment_bodies()[0].chars().count() <= 65_536);
+    gh.expect_writes(&["PATCH /issues/comments/5001"]);
 }
 
 /// SPEC: a file that leaves old entries out is not proven by itself; `council verify`
@@ -483,4 +507,5 @@ async fn without_the_artifact_the_audit_file_holds_the_tail_and_verifies_only_as
         "{}",
         verify.stdout
     );
+    gh.expect_writes(&["PATCH /issues/comments/5001"]);
 }

@@ -174,6 +174,7 @@ async fn a_review_quotes_the_file_without_the_token_in_the_ledger_comment() {
         comments.contains("GitHub token, 40 characters"),
         "{comments}"
     );
+    gh.expect_writes(&["POST /issues/7/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -433,6 +433,7 @@ async fn a_read_only_token_is_a_warning_not_a_failure() {
             .any(|a| a.starts_with("::warning") && a.contains("403"))
     );
     assert!(labels(&gh, ISSUE).is_empty());
+    gh.expect_writes(&["POST /issues/51/labels", "POST /issues/50/comments"]);
 }
 
 /// The registry a busy team would have: 1,000 agents' reports among 5,000 comments.
@@ -511,4 +512,5 @@ async fn a_report_on_the_registry_that_holds_a_token_is_ignored_and_never_echoed
     run.assert_no_secret(TOKEN);
     run.assert_no_secret(&TOKEN[4..16]);
     assert!(labels(&gh, ISSUE).iter().all(|l| !l.contains("ghp_")));
+    gh.expect_writes(&["POST /issues/51/labels"]);
 }

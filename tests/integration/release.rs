@@ -1075,6 +1075,7 @@ async fn the_cli_releases_one_pull_request_by_number() {
         .find(|b| b.starts_with(MARKER))
         .unwrap();
     assert_eq!(parse(&body).unwrap().context.trigger, "cli:release");
+    gh.expect_writes(&["PUT /pulls/7/merge", "PATCH /issues/comments/5001"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -1163,6 +1164,7 @@ async fn release_request_budget_figures() {
             // from the policy read up to and including the merge is the evaluation; then
             // the ledger write.
             counts = (1, merge, all.len() - merge - 1);
+            gh.expect_writes(&["PUT /pulls/7/merge", "PATCH /issues/comments/5001"]);
         }
         let (lookup, evaluation, ledger) = counts;
         if checks <= 100 && files <= 100 {

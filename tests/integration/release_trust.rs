@@ -193,6 +193,8 @@ async fn a_forged_approval_in_an_artifact_never_merges() {
             "the review gates, read again, find the token"
         );
         run.assert_no_secret(LEAKED);
+        // Only the record: the Context Object comment, no merge and no label.
+        gh.expect_writes(&["POST /issues/7/comments"]);
     }
 }
 
@@ -233,6 +235,7 @@ async fn a_signed_ledger_of_another_pull_request_is_not_adopted() {
     assert!(comment.contains("### agent-council · PR-7\n"), "{comment}");
     // The rejected replay is on the record as the reason for a new chain.
     assert_eq!(stored.context.timeline[0].action, "action:ledger-reset");
+    gh.expect_writes(&["POST /issues/7/comments"]);
 }
 
 /// A workflow run's GraphQL answer on a server that does not know `isInMergeQueue` (a
@@ -274,6 +277,7 @@ async fn a_server_without_a_field_is_asked_again_without_it_and_the_decision_hap
         .filter(|c| c.operation.as_deref() == Some("PullRequestRollup"))
         .count();
     assert_eq!(rollups, 2, "asked once more, without the field");
+    gh.expect_writes(&["PUT /pulls/7/merge", "POST /issues/7/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -332,6 +336,7 @@ async fn the_two_phase_apply_run_takes_nothing_but_the_number_from_a_forks_run()
         .await;
     release.assert_code(1);
     assert!(!merged(&gh), "the branch fails the guard at decision time");
+    gh.expect_writes(&["POST /issues/7/comments", "PATCH /issues/comments/5001"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -381,6 +386,12 @@ async fn a_pull_request_retargeted_after_its_approval_is_judged_on_its_new_base(
         .await;
     later.assert_code(1);
     assert!(!merged(&gh));
+    gh.expect_writes(&[
+        "PATCH /issues/comments/5001",
+        "DELETE /issues/7/labels/bot-approved",
+        "PATCH /issues/comments/5001",
+        "PATCH /issues/comments/5001",
+    ]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -505,6 +516,7 @@ async fn a_late_review_run_records_nothing_for_files_it_did_not_read() {
     release.assert_code(1);
     assert!(!merged(&gh));
     release.assert_no_secret(LEAKED);
+    gh.expect_writes(&["POST /issues/7/comments", "PATCH /issues/comments/5001"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -541,6 +553,11 @@ async fn approvals_by_the_author_or_a_bot_do_not_count() {
         .await;
     run.assert_code(0);
     assert_eq!(run.output("release-status"), "MERGED");
+    gh.expect_writes(&[
+        "PATCH /issues/comments/5001",
+        "PUT /pulls/7/merge",
+        "PATCH /issues/comments/5001",
+    ]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -571,6 +588,7 @@ async fn a_deleted_comment_taken_over_from_an_artifact_is_said_in_a_warning() {
         "{warnings}"
     );
     assert!(runs_and_actions(&run)[0].starts_with("900 "));
+    gh.expect_writes(&["POST /issues/7/comments", "POST /issues/7/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -595,6 +613,11 @@ async fn the_release_token_s_identity_decides_what_is_council_s_merge() {
         .await;
     run.assert_code(1);
     assert_eq!(run.output("release-status"), "ROLLED_BACK");
+    gh.expect_writes(&[
+        "PUT /pulls/7/merge",
+        "POST /graphql",
+        "POST /issues/7/comments",
+    ]);
 }
 
 // ------------------------------------------------------------------ the property

@@ -112,6 +112,7 @@ async fn a_docs_change_with_its_code_is_approved_and_labelled() {
         ],
         "the policy, one page of files, the label: then the ledger"
     );
+    gh.expect_writes(&["POST /issues/7/labels", "POST /issues/7/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -146,6 +147,10 @@ async fn code_without_docs_requests_changes_per_mapped_pair_and_shows_findings()
             .contains("::error title=council review%3A doc_coverage (check%3Adoc-coverage)::"),
         "{annotations}"
     );
+    gh.expect_writes(&[
+        "DELETE /issues/7/labels/bot-approved",
+        "POST /issues/7/comments",
+    ]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -172,6 +177,7 @@ async fn skip_labels_skip_with_the_reason_recorded() {
             .unwrap()
             .starts_with("Skipped: the pull request has the label")
     );
+    gh.expect_writes(&["POST /issues/7/labels", "POST /issues/7/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -203,9 +209,11 @@ async fn renamed_removed_and_binary_files_count_as_changes() {
             .contains("1 file without a patch from GitHub"),
         "{secret}"
     );
+    gh.expect_writes(&["POST /issues/7/labels", "POST /issues/7/comments"]);
     // A removed source file alone is a code change without docs.
     let gh = world(policy, vec![PrFile::removed("src/dead.rs", "fn dead() {}")]).await;
     review_run(&gh).run().await.assert_code(1);
+    gh.expect_writes(&["POST /issues/7/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -220,6 +228,7 @@ async fn a_secret_being_removed_is_no_finding_an_added_one_is_and_its_value_goes
     )
     .await;
     review_run(&gh).run().await.assert_code(0);
+    gh.expect_writes(&["POST /issues/7/labels", "POST /issues/7/comments"]);
 
     let gh = world(
         "",
@@ -240,6 +249,7 @@ async fn a_secret_being_removed_is_no_finding_an_added_one_is_and_its_value_goes
     for body in gh.comment_bodies() {
         assert!(!body.contains("ghp_8fK2mQ7xR4"), "{body}");
     }
+    gh.expect_writes(&["POST /issues/7/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -266,6 +276,7 @@ async fn past_the_3000_file_cap_the_gates_that_could_not_see_every_file_fail_clo
     assert_eq!(audit["gates"]["secret_scan"], "FAIL");
     assert_eq!(audit["gates"]["doc_coverage"], "FAIL");
     assert!(run.summary.contains("3,000"), "{}", run.summary);
+    gh.expect_writes(&["POST /issues/7/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -335,6 +346,7 @@ async fn the_workflow_run_half_decides_again_and_applies() {
     assert_eq!(run.output("review-status"), "APPROVED");
     assert_eq!(gh.pr_state(7).labels, ["bot-approved"]);
     assert!(ledger_body(&gh).contains("| review | APPROVED |"));
+    gh.expect_writes(&["POST /issues/7/labels", "POST /issues/7/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -425,6 +437,7 @@ async fn changed_assistant_context_files_are_validated_at_the_head() {
         reads.iter().all(|r| r.contains(&format!("ref={SHA}"))),
         "{reads:?}"
     );
+    gh.expect_writes(&["POST /issues/7/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -445,4 +458,5 @@ async fn a_server_that_does_not_answer_for_the_pull_request_still_gets_a_review(
         "{}",
         run.summary
     );
+    gh.expect_writes(&["POST /issues/7/labels", "POST /issues/7/comments"]);
 }

@@ -21,23 +21,15 @@ fn block(step: &str, progress: u8) -> String {
 }
 
 async fn world() -> FakeGitHub {
-    let gh = FakeGitHub::start().await;
-    gh.issue(ISSUE, ISSUE_AUTHOR, "Fix the typo in the README.");
-    gh
+    FakeGitHub::with_issue(ISSUE, ISSUE_AUTHOR, "Fix the typo in the README.").await
 }
 
 fn get(gh: &FakeGitHub) -> Council {
-    Council::action()
-        .api(&gh.uri())
-        .input("command", "state-get")
-        .input("issue", &ISSUE.to_string())
+    Council::state_get(&gh.uri(), ISSUE)
 }
 
 fn put(gh: &FakeGitHub) -> Council {
-    Council::action()
-        .api(&gh.uri())
-        .input("command", "state-put")
-        .input("issue", &ISSUE.to_string())
+    Council::state_put(&gh.uri(), ISSUE)
 }
 
 fn state_outputs(run: &crate::support::Run) -> Vec<(&str, &str)> {
@@ -511,6 +503,7 @@ async fn put_posts_a_summary_then_the_fenced_block_then_the_marker() {
     let run = get(&gh).run().await;
     assert_eq!(run.output("state-step"), "coding");
     assert_eq!(run.output("state-comment-url"), url(id));
+    gh.expect_writes(&["POST /issues/1/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -539,6 +532,7 @@ async fn fields_not_given_are_carried_over_with_unknown_elements() {
     );
     assert_eq!(run.output("state-agent"), "claude");
     assert!(run.summary.contains("| carried over |"), "{}", run.summary);
+    gh.expect_writes(&["POST /issues/1/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -558,6 +552,7 @@ async fn progress_auto_counts_the_issue_task_list() {
         "{}",
         run.summary
     );
+    gh.expect_writes(&["POST /issues/1/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -573,6 +568,7 @@ async fn memory_from_a_file_inside_the_workspace() {
         .await;
     run.assert_code(0);
     assert_eq!(run.output("state-memory"), r#"{"files_changed":["a.rs"]}"#);
+    gh.expect_writes(&["POST /issues/1/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -650,6 +646,7 @@ async fn allow_secrets_posts_with_a_warning() {
         run.stderr
     );
     assert!(!run.stderr.contains(TOKEN_LIKE));
+    gh.expect_writes(&["POST /issues/1/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -687,6 +684,12 @@ async fn a_rerun_of_the_same_workflow_run_posts_nothing() {
         .await
         .assert_code(0);
     assert_eq!(gh.posted().await.len(), 4);
+    gh.expect_writes(&[
+        "POST /issues/1/comments",
+        "POST /issues/1/comments",
+        "POST /issues/1/comments",
+        "POST /issues/1/comments",
+    ]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -724,6 +727,7 @@ async fn a_read_only_token_is_a_warning_not_a_failure() {
     assert_eq!(warnings.len(), 1, "{:?}", run.annotations());
     assert!(warnings[0].contains("403"), "{}", warnings[0]);
     assert!(gh.world.lock().unwrap().comments.is_empty());
+    gh.expect_writes(&["POST /issues/1/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]

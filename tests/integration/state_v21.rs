@@ -45,23 +45,15 @@ const ORIGIN_EXAMPLE: &str = r#"Necesito credenciales para continuar.
 "#;
 
 async fn world() -> FakeGitHub {
-    let gh = FakeGitHub::start().await;
-    gh.issue(ISSUE, AUTHOR, "OAuth for staging.");
-    gh
+    FakeGitHub::with_issue(ISSUE, AUTHOR, "OAuth for staging.").await
 }
 
 fn get(gh: &FakeGitHub) -> Council {
-    Council::action()
-        .api(&gh.uri())
-        .input("command", "state-get")
-        .input("issue", &ISSUE.to_string())
+    Council::state_get(&gh.uri(), ISSUE)
 }
 
 fn put(gh: &FakeGitHub) -> Council {
-    Council::action()
-        .api(&gh.uri())
-        .input("command", "state-put")
-        .input("issue", &ISSUE.to_string())
+    Council::state_put(&gh.uri(), ISSUE)
 }
 
 fn warnings(run: &crate::support::Run) -> Vec<&str> {
@@ -259,6 +251,7 @@ async fn put_writes_agent_plan_request_and_metrics_and_keeps_other_elements() {
     // What was posted reads back with the same elements.
     let back = get(&gh).run().await;
     assert_eq!(back.output("state-plan"), run.output("state-plan"));
+    gh.expect_writes(&["POST /issues/1/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -319,6 +312,7 @@ async fn an_api_sized_memory_keeps_every_repository_name_and_says_what_was_left_
         run.annotations()
     );
     assert!(run.summary.contains("items kept"), "{}", run.summary);
+    gh.expect_writes(&["POST /issues/1/comments"]);
 }
 
 /// A block whose only v2.1 content is an input request with `status`.
@@ -436,6 +430,7 @@ async fn put_writes_any_status_and_it_reads_back() {
         back.output("state-input-request"),
         r#"{"status":"needs-human","question":"Ship on Friday?","open":true}"#
     );
+    gh.expect_writes(&["POST /issues/1/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -559,4 +554,5 @@ async fn put_warns_of_a_loop_in_the_state_it_builds_on_by_the_policy() {
         shown[0].contains("metrics.tool_calls is 5, above agent_state.max_tool_calls (3)"),
         "{shown:?}"
     );
+    gh.expect_writes(&["POST /issues/1/comments"]);
 }

@@ -25,9 +25,24 @@ pub use super::routes::comment;
 /// The policy file the product reads (`policy` input default).
 const POLICY: &str = ".github/council.yml";
 
+/// Every write a test's runs make must be looked at: when a world goes away with writes
+/// nobody took ([`FakeGitHub::take_writes`]), the test fails, unless it said why they do
+/// not matter ([`FakeGitHub::writes_not_checked`]).
 pub struct FakeGitHub {
     pub server: MockServer,
     pub world: Arc<Mutex<World>>,
+    /// Why this test's writes are not checked, when it said so.
+    unchecked: std::sync::OnceLock<&'static str>,
+}
+
+impl Drop for FakeGitHub {
+    fn drop(&mut self) {
+        // A test that already failed says why; a second panic would abort the run.
+        if std::thread::panicking() || self.unchecked.get().is_some() {
+            return;
+        }
+        self.assert_all_writes_seen();
+    }
 }
 
 impl FakeGitHub {
@@ -48,6 +63,7 @@ impl FakeGitHub {
         let gh = FakeGitHub {
             server,
             world: Arc::new(Mutex::new(world)),
+            unchecked: std::sync::OnceLock::new(),
         };
         gh.mount().await;
         gh
@@ -73,6 +89,13 @@ impl FakeGitHub {
         WorldResponder {
             world: self.world.clone(),
         }
+    }
+
+    /// A world holding issue `number` by `author` (the state commands' scene).
+    pub async fn with_issue(number: u64, author: &str, body: &str) -> FakeGitHub {
+        let gh = FakeGitHub::start().await;
+        gh.issue(number, author, body);
+        gh
     }
 
     /// Mounts the routes again after `server.reset()`; the world is kept.
@@ -227,8 +250,29 @@ impl FakeGitHub {
         new
     }
 
+    /// Takes every write not taken yet and checks them, in order, as `METHOD /path` with
+    /// the repository prefix and the query left out (`POST /issues/2/comments`).
+    pub fn expect_writes(&self, expected: &[&str]) {
+        let prefix = format!("/repos/{REPO}");
+        let writes: Vec<String> = self
+            .take_writes()
+            .iter()
+            .map(|c| {
+                let path = c.path.split('?').next().unwrap_or("");
+                format!("{} {}", c.method, path.replace(&prefix, ""))
+            })
+            .collect();
+        assert_eq!(writes, expected, "the writes of this test's runs");
+    }
+
+    /// This test's writes are not what it checks (`why` says what it checks instead):
+    /// the world will not fail it for writes nobody took.
+    pub fn writes_not_checked(&self, why: &'static str) {
+        let _ = self.unchecked.set(why);
+    }
+
     /// Fails when a write happened that the test never took: every effect on GitHub
-    /// must be asserted (call at the end of a test, like bors's empty-queue check).
+    /// must be asserted. Checked when the world goes away; call it to check earlier.
     pub fn assert_all_writes_seen(&self) {
         let w = lock(&self.world);
         let unseen: Vec<String> = w
@@ -236,7 +280,10 @@ impl FakeGitHub {
             .iter()
             .filter(|c| c.write)
             .skip(w.writes_seen)
-            .map(|c| format!("{c} with {:?}: {}", c.token, c.body))
+            .map(|c| {
+                let body: String = c.body.to_string().chars().take(120).collect();
+                format!("{c} with {:?}: {body}", c.token)
+            })
             .collect();
         assert!(
             unseen.is_empty(),

@@ -123,6 +123,22 @@ impl Council {
         self.env(&key, value)
     }
 
+    /// `command: state-get` on `issue`, as a workflow step on the world at `api` runs it.
+    pub fn state_get(api: &str, issue: u64) -> Council {
+        Council::action()
+            .api(api)
+            .input("command", "state-get")
+            .input("issue", &issue.to_string())
+    }
+
+    /// `command: state-put` on `issue` (the fields are inputs the test adds).
+    pub fn state_put(api: &str, issue: u64) -> Council {
+        Council::action()
+            .api(api)
+            .input("command", "state-put")
+            .input("issue", &issue.to_string())
+    }
+
     /// The `release-token` input set to the world's release token (the one that may merge).
     pub fn release_token(self) -> Self {
         self.input("release-token", tokens::RELEASE_TOKEN)

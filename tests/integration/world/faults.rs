@@ -50,6 +50,7 @@ async fn queued_faults_answer_the_next_requests_then_the_world_does() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_merge_that_happened_behind_a_502_is_not_mergeable_on_retry() {
     let gh = FakeGitHub::start().await;
+    gh.writes_not_checked("it checks the fake world's own answers to writes");
     gh.pr(7).head("feature/x", SHA);
     gh.fail_next(
         "PUT",
@@ -78,6 +79,7 @@ async fn a_merge_that_happened_behind_a_502_is_not_mergeable_on_retry() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_comment_deleted_between_read_and_write_is_a_404_on_edit() {
     let gh = FakeGitHub::start().await;
+    gh.writes_not_checked("it checks the fake world's own answers to writes");
     let id = gh.seed(2, "github-actions[bot]", "ledger");
     gh.delete_comment_after_read(id);
     let api = client(&gh, WORKFLOW_TOKEN);

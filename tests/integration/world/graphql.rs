@@ -22,6 +22,7 @@ fn rollup_request(number: u64) -> Value {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_rollup_query_sees_what_rest_sees() {
     let gh = FakeGitHub::start().await;
+    gh.writes_not_checked("it checks the fake world's own answers to writes");
     gh.pr(7)
         .head("feature/x", SHA)
         .label("bot-approved")
@@ -194,6 +195,7 @@ const REVERT: &str = "mutation RevertPullRequest($input: RevertPullRequestInput!
 #[tokio::test(flavor = "multi_thread")]
 async fn the_revert_mutation_opens_a_pull_request_with_the_release_token() {
     let gh = FakeGitHub::start().await;
+    gh.writes_not_checked("it checks the fake world's own answers to writes");
     gh.pr(7)
         .title("Add login")
         .head("feature/x", SHA)

@@ -10,6 +10,7 @@ use crate::support::tokens::WORKFLOW_TOKEN;
 #[tokio::test(flavor = "multi_thread")]
 async fn labels_are_added_and_removed_as_github_answers() {
     let gh = FakeGitHub::start().await;
+    gh.writes_not_checked("it checks the fake world's own answers to writes");
     gh.pr(7).label("bug");
     let api = client(&gh, WORKFLOW_TOKEN);
 

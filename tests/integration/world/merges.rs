@@ -11,6 +11,7 @@ use crate::support::tokens::{RELEASE_LOGIN, RELEASE_TOKEN, WORKFLOW_TOKEN};
 #[tokio::test(flavor = "multi_thread")]
 async fn only_the_release_token_merges_and_the_base_moves_to_the_merge_commit() {
     let gh = FakeGitHub::start().await;
+    gh.writes_not_checked("it checks the fake world's own answers to writes");
     gh.pr(7).head("feature/x", SHA).base("develop");
     let merge = json!({"sha": SHA, "merge_method": "squash"});
 
@@ -107,6 +108,7 @@ async fn only_the_release_token_merges_and_the_base_moves_to_the_merge_commit() 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_head_pushed_between_the_read_and_the_merge_is_a_409() {
     let gh = FakeGitHub::start().await;
+    gh.writes_not_checked("it checks the fake world's own answers to writes");
     gh.pr(7).head("feature/x", SHA);
     let release = client(&gh, RELEASE_TOKEN);
     let read = get_json(&release, "/pulls/7").await;
@@ -135,6 +137,7 @@ async fn a_head_pushed_between_the_read_and_the_merge_is_a_409() {
 #[tokio::test(flavor = "multi_thread")]
 async fn mergeable_states_decide_405_and_the_repository_decides_the_method() {
     let gh = FakeGitHub::start().await;
+    gh.writes_not_checked("it checks the fake world's own answers to writes");
     let release = client(&gh, RELEASE_TOKEN);
     let states = [
         ("dirty", 405),

@@ -42,6 +42,7 @@ fn missing(example: &Value, ours: &Value, at: &str, nested: &[&str]) -> Vec<Stri
 #[tokio::test(flavor = "multi_thread")]
 async fn every_answer_has_the_fields_of_githubs_own_examples() {
     let gh = FakeGitHub::start().await;
+    gh.writes_not_checked("it checks the fake world's own answers to writes");
     gh.pr(7)
         .head("feature/x", SHA)
         .label("bug")

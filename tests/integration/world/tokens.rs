@@ -11,6 +11,7 @@ use crate::support::tokens::{Access, Scope, WORKFLOW_TOKEN};
 #[tokio::test(flavor = "multi_thread")]
 async fn tokens_are_401_when_unknown_and_403_without_the_permission() {
     let gh = FakeGitHub::start().await;
+    gh.writes_not_checked("it checks the fake world's own answers to writes");
     gh.pr(2);
 
     let (status, body) = raw(&gh, "GET", &repo("/pulls/2"), "ghs_forged", Value::Null).await;

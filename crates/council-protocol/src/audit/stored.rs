@@ -378,11 +378,26 @@ fn shorten(text: &str, max: usize) -> String {
 }
 
 /// JSON with `<` and `>` escaped, so nothing in it can end the HTML comment around it.
+/// The machine block's JSON: nothing in it can close the HTML comment it sits in or act
+/// on the text around it. `<` and `>` and the invisible and direction-changing characters
+/// user text may carry (a branch named with U+202E) are written as `\uXXXX` escapes:
+/// the same JSON, so the same strings and hashes, but a comment body that shows nothing
+/// other than what it says.
 fn html_safe_json(stored: &Stored) -> String {
-    serde_json::to_string(stored)
-        .unwrap_or_default()
-        .replace('<', "\\u003c")
-        .replace('>', "\\u003e")
+    let json = serde_json::to_string(stored).unwrap_or_default();
+    let mut out = String::with_capacity(json.len());
+    for c in json.chars() {
+        if c == '<' || c == '>' || crate::chars::is_invisible(c) {
+            // Outside strings JSON holds neither, so every one is inside a string;
+            // beyond the BMP a `\u` escape is a UTF-16 surrogate pair.
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 pub fn is_ledger(body: &str) -> bool {

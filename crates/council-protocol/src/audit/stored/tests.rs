@@ -185,3 +185,20 @@ fn a_file_holding_only_the_tail_verifies_from_its_recorded_head() {
         TamperKind::BadAnchor
     );
 }
+
+#[test]
+fn hidden_characters_in_the_machine_block_are_escapes_and_read_back_the_same() {
+    let mut pr = crate::event::sample_pull_request();
+    pr.head_ref = "feature/x-\u{202E}nigol\u{200B}-\u{E0041}<b>".into();
+    let ours = ContextObject::new("o/r", &pr, "t", "2026-01-01T00:00:00Z");
+    let stored = merge(None, &ours, None).unwrap();
+    let body = render(&stored, &Links::default());
+    for raw in ['\u{202E}', '\u{200B}', '\u{E0041}'] {
+        assert!(!body.contains(raw), "{raw:?} raw in the comment");
+    }
+    assert!(body.contains("\\u202e") && body.contains("\\udb40\\udc41"));
+    assert_eq!(
+        parse(&body).unwrap().context.subject.source_branch,
+        pr.head_ref
+    );
+}
