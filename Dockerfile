@@ -3,7 +3,7 @@
 # This file is what `uses: OWNER/agent-council@main` (or `uses: ./`) builds on every run.
 # Releases do not use it: their action.yml names a prebuilt image by digest, made by the
 # release workflow from the binary ci/build-static.sh builds, with ci/Containerfile.prebuilt
-# (the same final stage as below). See the README, "main vs releases".
+# (the same final stage as below). See docs/src/install.md, "main vs releases".
 #
 # Stage 1 builds a static musl binary for the architecture it runs on (amd64 or arm64
 # runners); the release profile (Cargo.toml) already uses LTO, one codegen unit,

@@ -4,8 +4,10 @@
 # - ShellCheck on ci/*.sh and .ci/run;
 # - actionlint (with ShellCheck on every `run:` block) and zizmor (GitHub Actions security,
 #   pedantic persona, offline) on every workflow we or a user run: .github/workflows/*.yml,
-#   examples/*.yml and each workflow in README.md (a ```yaml block with `jobs:`, whose first
-#   line must be `# .github/workflows/NAME.yml`), plus action.yml and .github/dependabot.yml;
+#   examples/*.yml and each workflow in README.md and the book's chapters, docs/src/*.md (a
+#   ```yaml block with `jobs:`, whose first line must be `# .github/workflows/NAME.yml`; a
+#   name is one workflow across all those files: a chapter may repeat a README block only
+#   byte for byte), plus action.yml and .github/dependabot.yml;
 # - the release's rewrite on a scratch copy (ci/release.sh selftest);
 # - docs/SPEC.md is the contract's copy (byte-identical to ../shared/SPEC.md when that
 #   exists), and the owner is written the one way the release fills in.
@@ -38,28 +40,36 @@ lint() {
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/council-lint.XXXXXX")
 trap 'rm -rf -- "$WORK"' EXIT
 
-# The README's workflows, one file each, in a scratch git repository (actionlint looks for
-# the repository root) with this repository's action.yml beside them.
+# The workflows of the README and the book, one file each, in a scratch git repository
+# (actionlint looks for the repository root) with this repository's action.yml beside them.
 readme_workflows() {
 	mkdir -p "$WORK/readme/.github/workflows"
 	git -C "$WORK/readme" init -q
 	cp action.yml "$WORK/readme/"
-	python3 - README.md "$WORK/readme" <<'PY'
+	python3 - "$WORK/readme" README.md docs/src/*.md <<'PY'
 import pathlib, re, sys
-text = pathlib.Path(sys.argv[1]).read_text(encoding="utf-8")
-out = pathlib.Path(sys.argv[2])
-names = []
-for i, body in enumerate(re.findall(r"^```yaml\n(.*?)^```$", text, re.S | re.M)):
-    if not re.search(r"^jobs:", body, re.M):
-        continue  # a policy or a fragment, not a workflow
-    m = re.match(r"# (\.github/workflows/[\w.-]+\.ya?ml)\n", body)
-    if not m:
-        sys.exit(f"README.md: a workflow block (#{i + 1}) does not start with `# .github/workflows/NAME.yml`")
-    names.append(m.group(1))
-    (out / m.group(1)).write_text(body, encoding="utf-8")
-if len(names) != len(set(names)):
-    sys.exit(f"README.md: two workflow blocks share a file name: {names}")
-print(f"   README.md holds {len(names)} workflows: {', '.join(names)}")
+out = pathlib.Path(sys.argv[1])
+seen = {}  # workflow file name -> (where, body)
+for doc in sys.argv[2:]:
+    text = pathlib.Path(doc).read_text(encoding="utf-8")
+    names = []
+    for i, body in enumerate(re.findall(r"^```yaml\n(.*?)^```$", text, re.S | re.M)):
+        if not re.search(r"^jobs:", body, re.M):
+            continue  # a policy or a fragment, not a workflow
+        m = re.match(r"# (\.github/workflows/[\w.-]+\.ya?ml)\n", body)
+        if not m:
+            sys.exit(f"{doc}: a workflow block (#{i + 1}) does not start with `# .github/workflows/NAME.yml`")
+        name = m.group(1)
+        names.append(name)
+        if name in seen:
+            if seen[name][1] != body:
+                sys.exit(f"{doc}: {name} is also a different workflow in {seen[name][0]}: rename one, or make them identical")
+            continue  # the same workflow shown twice (the README's quick start and its chapter)
+        seen[name] = (doc, body)
+        (out / name).write_text(body, encoding="utf-8")
+    if names:
+        print(f"   {doc} holds {len(names)} workflows: {', '.join(names)}")
+print(f"   {len(seen)} distinct workflows in the README and the book")
 PY
 }
 
@@ -74,12 +84,12 @@ lint "hadolint Dockerfile ci/Containerfile.prebuilt" hadolint Dockerfile ci/Cont
 lint "shellcheck ${scripts[*]}" shellcheck --external-sources "${scripts[@]}"
 lint "actionlint ${workflows[*]} ${examples[*]}" actionlint "${workflows[@]}" "${examples[@]}"
 # shellcheck disable=SC2016 # the inner shell expands $1 and $@
-lint "actionlint: the README's workflows" sh -c 'cd "$1" && shift && actionlint "$@"' _ "$WORK/readme" "${readme[@]#"$WORK/readme/"}"
+lint "actionlint: the README's and the book's workflows" sh -c 'cd "$1" && shift && actionlint "$@"' _ "$WORK/readme" "${readme[@]#"$WORK/readme/"}"
 # zizmor reads .github/zizmor.yml. With GH_TOKEN set (the GitHub workflow sets it) our own
 # workflows also get its online audits: impostor-commit proves each pinned SHA is a commit
 # of the action's own repository, ref-version-mismatch that it is the release the comment
-# names. Without it (.ci/run: no route to GitHub), and always for examples/ and the README
-# (whose OWNER/agent-council is a placeholder), the audits run --offline.
+# names. Without it (.ci/run: no route to GitHub), and always for examples/, the README and
+# the book (whose OWNER/agent-council is a placeholder), the audits run --offline.
 zizmor_ours=(--offline)
 [[ -n ${GH_TOKEN:-} ]] && zizmor_ours=()
 zizmor_args=(--strict-collection --persona pedantic --config .github/zizmor.yml -q)
@@ -87,7 +97,7 @@ lint "zizmor --persona pedantic${zizmor_ours[*]:+ --offline} ${workflows[*]} .gi
 	zizmor "${zizmor_ours[@]}" "${zizmor_args[@]}" "${workflows[@]}" .github/dependabot.yml
 lint "zizmor --persona pedantic --offline ${examples[*]} action.yml" \
 	zizmor --offline "${zizmor_args[@]}" "${examples[@]}" action.yml
-lint "zizmor --persona pedantic --offline: the README's workflows" \
+lint "zizmor --persona pedantic --offline: the README's and the book's workflows" \
 	zizmor --offline "${zizmor_args[@]}" "${readme[@]}"
 
 # docs/SPEC.md is the contract (../shared/SPEC.md where the project keeps it).
@@ -108,7 +118,7 @@ lint "ci/release.sh selftest (the release's checks and rewrite, on a scratch cop
 # shellcheck disable=SC2329 # called through lint
 owner_placeholders() {
 	local stray
-	stray=$(grep -nF '<owner>' action.yml README.md examples/*.yml council.example.yml 2>/dev/null || true)
+	stray=$(grep -nF '<owner>' action.yml README.md docs/book.toml docs/src/*.md examples/*.yml council.example.yml 2>/dev/null || true)
 	if [[ -n $stray ]]; then
 		echo "$stray"
 		echo "   write OWNER/agent-council (or ghcr.io/OWNER/agent-council): the release fills it in"

@@ -9,8 +9,9 @@
 #   ci/release.sh rewrite IMAGE@DIGEST OWNER/REPO [DIR]
 #                                             action.yml's `image: Dockerfile` becomes the image
 #                                             by digest; OWNER/agent-council and
-#                                             ghcr.io/OWNER/agent-council in the docs and examples
-#                                             become this repository's names
+#                                             ghcr.io/OWNER/agent-council in the README, the
+#                                             book (docs/) and examples become this
+#                                             repository's names
 #   ci/release.sh notes TAG IMAGE@DIGEST COMMIT   the release notes (CHANGELOG section + install)
 #   ci/release.sh publish TAG MAJOR_TAG IMAGE@DIGEST DIST
 #                                             the release commit, TAG moved onto it, the GitHub
@@ -22,9 +23,10 @@ set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$REPO"
 
-# Files whose OWNER placeholders the release fills in (docs/SPEC.md, the contract, keeps
-# its `<owner>`: it describes every fork alike).
-REWRITTEN=(action.yml README.md .github/zizmor.yml)
+# Files whose OWNER placeholders the release fills in, besides examples/*.yml and the
+# book's chapters, docs/src/*.md (docs/SPEC.md, the contract, keeps its `<owner>`: it
+# describes every fork alike; the book shows it as it is).
+REWRITTEN=(action.yml README.md .github/zizmor.yml docs/book.toml)
 IMAGE_LINE='  image: Dockerfile'
 
 die() {
@@ -79,7 +81,7 @@ cmd_rewrite() {
 		[[ $(grep -cxF "$IMAGE_LINE" action.yml) -eq 1 ]] || die "$dir/action.yml has no line '$IMAGE_LINE'"
 		local files=("${REWRITTEN[@]}") f
 		shopt -s nullglob
-		files+=(examples/*.yml)
+		files+=(examples/*.yml docs/src/*.md)
 		for f in "${files[@]}"; do
 			[[ -f $f ]] || continue
 			sed -i \
@@ -175,13 +177,18 @@ cmd_selftest() {
 	version=$(cargo_version)
 	GITHUB_REPOSITORY_OWNER=Octo-Org cmd_check "v$version" >"$work/outputs"
 	grep -qx "image=ghcr.io/octo-org/agent-council" "$work/outputs" || die "check: wrong image name"
-	mkdir -p "$work/tree/.github" "$work/tree/examples"
+	mkdir -p "$work/tree/.github" "$work/tree/examples" "$work/tree/docs/src"
 	cp action.yml README.md "$work/tree/"
 	cp .github/zizmor.yml "$work/tree/.github/"
 	cp examples/*.yml "$work/tree/examples/" 2>/dev/null || true
+	cp docs/book.toml "$work/tree/docs/"
+	cp docs/src/*.md "$work/tree/docs/src/"
 	local digest=sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
 	cmd_rewrite "ghcr.io/octo-org/agent-council@$digest" Octo-Org/agent-council "$work/tree"
 	grep -q "uses: Octo-Org/agent-council@" "$work/tree/README.md" || die "README.md: uses: not rewritten"
+	grep -q "uses: Octo-Org/agent-council@" "$work/tree/docs/src/release.md" || die "docs/src/release.md: uses: not rewritten"
+	grep -q "ghcr.io/octo-org/agent-council:" "$work/tree/docs/src/install.md" || die "docs/src/install.md: the image not rewritten"
+	grep -q "github.com/Octo-Org/agent-council" "$work/tree/docs/book.toml" || die "docs/book.toml: not rewritten"
 	cmd_notes "v$version" "ghcr.io/octo-org/agent-council@$digest" 0000000000000000000000000000000000000000 >"$work/notes"
 	grep -q "sha256sum --check" "$work/notes" || die "notes: no install section"
 	echo "release selftest: v$version checks; action.yml → ghcr.io/octo-org/agent-council@$digest; no placeholder left"
@@ -194,7 +201,7 @@ check | rewrite | notes | publish | selftest)
 	"cmd_$sub" "$@"
 	;;
 *)
-	sed -n '2,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 	exit 2
 	;;
 esac

@@ -137,7 +137,8 @@ fn both_images_hold_the_binary_alone_with_the_same_entrypoint() {
 
 /// What the release checks before it builds (ci/release.sh check), checked on every
 /// change: the changelog has a section for Cargo.toml's version, and the MSRV the README
-/// promises is Cargo.toml's `rust-version` (which CI builds with).
+/// and the book (docs/src/introduction.md, docs/src/development.md) promise is
+/// Cargo.toml's `rust-version` (which CI builds with).
 #[test]
 fn the_version_and_the_msrv_agree_across_cargo_toml_changelog_and_readme() {
     let manifest = repo_file("Cargo.toml");
@@ -157,13 +158,25 @@ fn the_version_and_the_msrv_agree_across_cargo_toml_changelog_and_readme() {
             .any(|l| l.starts_with(&format!("## [{version}]"))),
         "CHANGELOG.md needs a section ## [{version}]"
     );
-    let readme = repo_file("README.md");
+    for file in ["README.md", "docs/src/introduction.md"] {
+        assert!(
+            repo_file(file).contains(&format!("Rust ({msrv} or newer)")),
+            "{file}: the two commands name the MSRV {msrv}"
+        );
+    }
     assert!(
-        readme.contains(&format!("Rust ({msrv} or newer)")),
-        "the README's first commands name the MSRV {msrv}"
+        repo_file("docs/src/development.md").contains(&format!("**MSRV**: Rust {msrv} ")),
+        "docs/src/development.md names the MSRV {msrv}"
     );
-    assert!(
-        !readme.contains("<owner>") && !repo_file("action.yml").contains("<owner>"),
-        "write OWNER/agent-council: the release fills it in (ci/release.sh rewrite)"
-    );
+    let mut files = vec!["README.md".to_string(), "action.yml".to_string()];
+    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/src")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        files.push(format!("docs/src/{name}"));
+    }
+    for file in files {
+        assert!(
+            !repo_file(&file).contains("<owner>"),
+            "{file}: write OWNER/agent-council: the release fills it in (ci/release.sh rewrite)"
+        );
+    }
 }

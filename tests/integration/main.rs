@@ -10,6 +10,7 @@ mod artifact;
 mod cli;
 mod context;
 mod context_worst;
+mod docs;
 mod faults;
 mod forgery;
 mod fuzz_seeds;

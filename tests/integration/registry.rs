@@ -476,7 +476,7 @@ async fn a_5000_comment_registry_costs_its_comment_pages_plus_one_request() {
     assert_eq!(json["ranking"].as_array().map(Vec::len), Some(1_000));
     assert_eq!(json["pages"], 50);
     assert_eq!(json["requests"], 51, "50 comment pages + the issue");
-    // Measured, not asserted (shared CI machines vary): see the README's figures.
+    // Measured, not asserted (shared CI machines vary): see docs/src/reports.md's figures.
     eprintln!(
         "assign over 1,000 reports in 5,000 comments: {elapsed:?} for the whole run against the fake"
     );
