@@ -376,13 +376,13 @@ pub fn read_only(pr: Option<&PullRequest>, release: bool) -> Message {
     let why = if release {
         "The release token may not merge or revert here: it needs `contents: write` and \
          `pull-requests: write` on this repository (a GitHub App installation token or a \
-         fine-grained personal access token with those permissions; see the README's \
-         Release section)"
+         fine-grained personal access token with those permissions; see 'Set-up: a release \
+         token' in agent-council's docs/src/release.md)"
     } else if pr.is_some_and(PullRequest::is_from_fork) {
         "the token is read-only (pull requests from forks get a read-only GITHUB_TOKEN on \
          `pull_request`); the verdict and the check still stand. Evaluate on `pull_request` and \
-         apply on `workflow_run` (see the README's two-phase example), or use \
-         `pull_request_target` (council never runs PR code)"
+         apply on `workflow_run` (the two-phase pattern in agent-council's docs/src/forks.md), \
+         or use `pull_request_target` (council never runs PR code)"
     } else {
         "the token may not write: grant `pull-requests: write` and `issues: write` in the \
          workflow's `permissions:`; the verdict and the check still stand"
