@@ -374,6 +374,7 @@ impl Fields<'_> {
 mod tests {
     use super::*;
 
+    #[allow(clippy::disallowed_methods)] // a test reads its fixture
     fn fixture(name: &str) -> String {
         let path = format!(
             "{}/../../tests/data/events/{name}.json",

