@@ -394,24 +394,31 @@ async fn a_pull_request_retargeted_after_its_approval_is_judged_on_its_new_base(
     ]);
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_merge_someone_else_made_is_never_reverted_whatever_the_ledger_says() {
-    let gh = FakeGitHub::start().await;
+/// Pull request #7 merged into `develop` (rollback on) with `token`, and its merge commit
+/// red: what a `push` event then asks about. Returns the base's head before the merge.
+async fn red_merge_by(gh: &FakeGitHub, token: &str) -> String {
     gh.policy("develop", Some("release:\n  rollback: true\n"))
         .await;
     gh.pr(7).head(HEAD_REF, SHA).base("develop");
     let before = gh.branch_head("develop").unwrap();
-    gh.token(MAINTAINER)
-        .login("maintainer")
-        .grant(Scope::Contents, Access::Write)
-        .grant(Scope::PullRequests, Access::Write);
-    crate::world::client(&gh, MAINTAINER)
+    crate::world::client(gh, token)
         .merge_pull(7, SHA, council_protocol::policy::MergeMethod::Merge)
         .await
         .unwrap();
     let merge_sha = gh.pr_state(7).merge_commit_sha.unwrap();
     gh.commit(&merge_sha)
         .check_run("ci", "completed", Some("failure"));
+    before
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_merge_someone_else_made_is_never_reverted_whatever_the_ledger_says() {
+    let gh = FakeGitHub::start().await;
+    gh.token(MAINTAINER)
+        .login("maintainer")
+        .grant(Scope::Contents, Access::Write)
+        .grant(Scope::PullRequests, Access::Write);
+    let before = red_merge_by(&gh, MAINTAINER).await;
     // The bot's own comment, claiming the release stage made that merge.
     let claimed = ledger(
         7,
@@ -596,17 +603,7 @@ async fn the_release_token_s_identity_decides_what_is_council_s_merge() {
     // Merged by the release token, recorded nowhere (the comment was lost): still
     // council's merge, checked, and reverted when red.
     let gh = FakeGitHub::start().await;
-    gh.policy("develop", Some("release:\n  rollback: true\n"))
-        .await;
-    gh.pr(7).head(HEAD_REF, SHA).base("develop");
-    let before = gh.branch_head("develop").unwrap();
-    crate::world::client(&gh, RELEASE_TOKEN)
-        .merge_pull(7, SHA, council_protocol::policy::MergeMethod::Merge)
-        .await
-        .unwrap();
-    let merge_sha = gh.pr_state(7).merge_commit_sha.unwrap();
-    gh.commit(&merge_sha)
-        .check_run("ci", "completed", Some("failure"));
+    let before = red_merge_by(&gh, RELEASE_TOKEN).await;
     let run = council(&gh)
         .event("push", gh.push_event("develop", &before))
         .run()
