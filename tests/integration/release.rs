@@ -2,14 +2,12 @@
 //! the exact API calls (with the token each used) and the timeline entries the decision
 //! left, and ends by taking every write it caused.
 
-use council_protocol::audit::ContextObject;
-use council_protocol::audit::stored::{Links, MARKER, merge, parse, render};
-use council_protocol::audit::timeline::{Record, RunInfo, new_entry};
-use council_protocol::event::PullRequest;
+use council_protocol::audit::stored::{MARKER, parse};
 use serde_json::Value;
 
 use crate::support::fake_github::FakeGitHub;
 use crate::support::faults::Fault;
+use crate::support::ledgers::{self, HEAD_REF};
 use crate::support::tokens::{Access, RELEASE_TOKEN, Scope, WORKFLOW_TOKEN};
 use crate::support::world::PrFile;
 use crate::support::{Council, REPO, Run};
@@ -17,8 +15,6 @@ use crate::support::{Council, REPO, Run};
 const SHA: &str = "1111111111111111111111111111111111111111";
 const NEXT: &str = "2222222222222222222222222222222222222222";
 const ROLLUP: &str = "POST /graphql (PullRequestRollup)";
-/// A branch the default policy lets into `develop`.
-const HEAD_REF: &str = "feature/devops/PBI-007-release";
 /// Reading the head's diff for the review gates, once nothing else holds the merge.
 const FILES: &str = "workflow GET /pulls/7/files?per_page=100";
 /// A token that turns up in a pushed file.
@@ -27,45 +23,13 @@ const LEAKED: &str = "ghp_Q7vLm2Xr9TnB4kWz8YdH3sJc6PfA1uEo5GiR";
 const INTO_MASTER: &str = "branches:\n  rules:\n    - pattern: \"feature/**\"\n      targets: [master]\nrelease:\n  rollback: true\n";
 
 /// The Context Object comment of an earlier run in which the review stage approved
-/// `sha` of pull request #7: what release must find before it merges.
+/// `sha` of pull request #7: a record only (release reads the diff itself).
 fn review_ledger(sha: &str, verdict: &str) -> String {
-    let pr = PullRequest {
-        number: 7,
-        title: "Pull request #7".into(),
-        body: String::new(),
-        author: "octocat".into(),
-        head_ref: HEAD_REF.into(),
-        head_sha: sha.into(),
-        head_repo: Some(REPO.into()),
-        base_ref: "develop".into(),
-        base_sha: "b".repeat(40),
-        base_repo: REPO.into(),
-        state: "open".into(),
-        draft: false,
-        labels: Vec::new(),
-        html_url: String::new(),
-        changed_files: None,
-        additions: None,
-        deletions: None,
-    };
-    let at = "2026-01-01T00:00:00Z";
-    let mut ours = ContextObject::new(REPO, &pr, "webhook:pull_request.synchronize", at);
-    let run = RunInfo {
-        run_id: "900".into(),
-        run_attempt: 1,
-        job: "council".into(),
-    };
-    for action in ["check:secret-scan", "check:assistant-context"] {
-        let record = Record {
-            stage: "review",
-            agent: "agent_review",
-            action: action.into(),
-            result: verdict.into(),
-            message: "reviewed".into(),
-        };
-        ours.timeline.push(new_entry(&run, &record, sha, at));
-    }
-    render(&merge(None, &ours, None).unwrap(), &Links::default())
+    let review = [
+        ("agent_review", "check:secret-scan", verdict),
+        ("agent_review", "check:assistant-context", verdict),
+    ];
+    ledgers::comment(&ledgers::ledger(7, "develop", sha, "900", &review, None))
 }
 
 /// Pull request #7 (`feature/x` → `develop`, head `SHA`) as release wants it: labelled,

@@ -6,12 +6,12 @@
 use council_protocol::audit::ContextObject;
 use council_protocol::audit::stored::{Links, MARKER, Stored, merge, parse, render};
 use council_protocol::audit::timeline::{Record, RunInfo, new_entry};
-use council_protocol::event::PullRequest;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::support::artifacts::{self, Artifact};
 use crate::support::fake_github::FakeGitHub;
 use crate::support::graphql::{Call, rollup};
+use crate::support::ledgers::{self, HEAD_REF, audit_file, pull_request};
 use crate::support::routes::Answer;
 use crate::support::tokens::{Access, RELEASE_TOKEN, Scope};
 use crate::support::world::{PrFile, World};
@@ -19,15 +19,13 @@ use crate::support::{Council, REPO, Run, timeline};
 
 const SHA: &str = "1111111111111111111111111111111111111111";
 const NEXT: &str = "2222222222222222222222222222222222222222";
-/// A branch the default policy lets into `develop` only.
-const HEAD_REF: &str = "feature/devops/PBI-007-release";
 const KEY: &str = "release-trust-key";
 /// A token that turns up in a pushed file.
 const LEAKED: &str = "ghp_Q7vLm2Xr9TnB4kWz8YdH3sJc6PfA1uEo5GiR";
 const MAINTAINER: &str = "ghp_maintainer_token_value";
 
-/// A Context Object for pull request `number`, targeting `base`, with one run of
-/// `(agent, action, result)` entries on `sha`: what a forger uploads or a replay copies.
+/// One run's `(agent, action)` entries on `sha` of pull request `number` into `base`, all
+/// passing (a check) or done (an effect): what a forger uploads or a replay copies.
 fn ledger(
     number: u64,
     base: &str,
@@ -35,54 +33,18 @@ fn ledger(
     entries: &[(&'static str, &'static str)],
     key: Option<&str>,
 ) -> Stored {
-    let pr = pull_request(number, base, sha);
-    let at = "2026-01-01T00:00:00Z";
-    let mut ours = ContextObject::new(REPO, &pr, "webhook:pull_request.synchronize", at);
-    let run = RunInfo {
-        run_id: "4242".into(),
-        run_attempt: 1,
-        job: "council".into(),
-    };
-    for (agent, action) in entries {
-        let stage = agent.trim_start_matches("agent_");
-        let result = if action.starts_with("check:") {
-            "PASS"
-        } else {
-            "DONE"
-        };
-        let record = Record {
-            stage,
-            agent,
-            action: action.to_string(),
-            result: result.into(),
-            message: "looks fine".into(),
-        };
-        ours.timeline.push(new_entry(&run, &record, sha, at));
-    }
-    merge(None, &ours, key.map(str::as_bytes)).expect("a ledger")
-}
-
-/// Pull request `number` from `HEAD_REF` at `sha` into `base`, as a stored object names it.
-fn pull_request(number: u64, base: &str, sha: &str) -> PullRequest {
-    PullRequest {
-        number,
-        title: format!("Pull request #{number}"),
-        body: String::new(),
-        author: "octocat".into(),
-        head_ref: HEAD_REF.into(),
-        head_sha: sha.into(),
-        head_repo: Some(REPO.into()),
-        base_ref: base.into(),
-        base_sha: "b".repeat(40),
-        base_repo: REPO.into(),
-        state: "open".into(),
-        draft: false,
-        labels: Vec::new(),
-        html_url: String::new(),
-        changed_files: None,
-        additions: None,
-        deletions: None,
-    }
+    let entries: Vec<(&'static str, &str, &str)> = entries
+        .iter()
+        .map(|&(agent, action)| {
+            let result = if action.starts_with("check:") {
+                "PASS"
+            } else {
+                "DONE"
+            };
+            (agent, action, result)
+        })
+        .collect();
+    ledgers::ledger(number, base, sha, "4242", &entries, key)
 }
 
 /// Guard and review passing for `sha`: the approval an attacker wants release to see.
@@ -92,11 +54,6 @@ const APPROVAL: [(&str, &str); 4] = [
     ("agent_review", "check:secret-scan"),
     ("agent_review", "check:assistant-context"),
 ];
-
-/// The audit file of a stored object, as an artifact holds it.
-fn audit_file(stored: &Stored) -> Value {
-    serde_json::to_value(stored.file_context()).expect("an audit file")
-}
 
 /// Pull request #7 from `HEAD_REF` into `base`: labelled, mergeable, CI green.
 fn open_pr(gh: &FakeGitHub, base: &str) {

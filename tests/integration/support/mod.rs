@@ -9,6 +9,7 @@ pub mod events;
 pub mod fake_github;
 pub mod faults;
 pub mod graphql;
+pub mod ledgers;
 pub mod log;
 pub mod routes;
 pub mod tokens;
