@@ -104,11 +104,9 @@ async fn summary_annotations_and_context_object_of_a_failing_pr() {
     | `naming_convention` | ❌ FAIL | Branch <code>changes</code> matches no naming rule of the default policy (no .github/council.yml on master). Allowed: feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt; → develop; chore/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt; → develop; hotfix/INC-&lt;n&gt;-&lt;slug&gt; or hotfix/BUG-&lt;n&gt;-&lt;slug&gt; → main, develop. |
     | `target_policy` | ❌ FAIL | Branch <code>changes</code> matches no rule, so it may not target <code>master</code>. |
 
-    **How to fix `naming_convention`:** rename the branch (fill in the placeholders) and open a new pull request into <code>develop</code>; renaming the head branch of an open pull request closes it:
+    **How to fix `naming_convention`:** rename the branch and open a new pull request into <code>develop</code> (renaming the head branch of an open pull request closes it). No policy file was found, so the default policy applies (a maintainer can write one that fits this repository&#39;s branches with: council init). Run this, replacing &lt;area&gt; with the area of the work (e.g. devops), &lt;n&gt; with the work item&#39;s number and &lt;slug&gt; with a short lower-case description (e.g. fix-login):
 
-    <pre><code>git branch -m changes &#39;feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt;&#39;
-    git push -u origin &#39;feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt;&#39;
-    git push origin --delete changes</code></pre>
+    <pre><code>git branch -m changes &#39;feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt;&#39; &amp;&amp; git push -u origin &#39;feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt;&#39; &amp;&amp; git push origin --delete changes</code></pre>
 
     | Effect | Result |
     | --- | --- |
@@ -118,8 +116,8 @@ async fn summary_annotations_and_context_object_of_a_failing_pr() {
     ");
     insta::assert_snapshot!(run.annotations().join("\n"), @r#"
     ::notice title=council artifact::artifact upload skipped: ACTIONS_RUNTIME_TOKEN and ACTIONS_RESULTS_URL not set (not running as a GitHub Actions container action; `run:` steps do not receive these variables); the audit file stays on disk
-    ::error title=council guard%3A naming_convention (check%3Abranch-name)::Branch "changes" matches no naming rule of the default policy (no .github/council.yml on master). Allowed: feature/<area>/PBI-<n>-<slug> → develop; chore/<area>/PBI-<n>-<slug> → develop; hotfix/INC-<n>-<slug> or hotfix/BUG-<n>-<slug> → main, develop. Fix: rename the branch (fill in the placeholders) and open a new pull request into "develop"; renaming the head branch of an open pull request closes it: `git branch -m changes 'feature/<area>/PBI-<n>-<slug>' && git push -u origin 'feature/<area>/PBI-<n>-<slug>' && git push origin --delete changes`
-    ::error title=council guard%3A target_policy (check%3Atarget-branch)::Branch "changes" matches no rule, so it may not target "master". Fix: rename the branch (fill in the placeholders) and open a new pull request into "develop"; renaming the head branch of an open pull request closes it: `git branch -m changes 'feature/<area>/PBI-<n>-<slug>' && git push -u origin 'feature/<area>/PBI-<n>-<slug>' && git push origin --delete changes`
+    ::error title=council guard%3A naming_convention (check%3Abranch-name)::Branch "changes" matches no naming rule of the default policy (no .github/council.yml on master). Allowed: feature/<area>/PBI-<n>-<slug> → develop; chore/<area>/PBI-<n>-<slug> → develop; hotfix/INC-<n>-<slug> or hotfix/BUG-<n>-<slug> → main, develop. Fix: rename the branch and open a new pull request into "develop" (renaming the head branch of an open pull request closes it). No policy file was found, so the default policy applies (a maintainer can write one that fits this repository's branches with: council init). Run this, replacing <area> with the area of the work (e.g. devops), <n> with the work item's number and <slug> with a short lower-case description (e.g. fix-login): `git branch -m changes 'feature/<area>/PBI-<n>-<slug>' && git push -u origin 'feature/<area>/PBI-<n>-<slug>' && git push origin --delete changes`
+    ::error title=council guard%3A target_policy (check%3Atarget-branch)::Branch "changes" matches no rule, so it may not target "master". Fix: rename the branch and open a new pull request into "develop" (renaming the head branch of an open pull request closes it). No policy file was found, so the default policy applies (a maintainer can write one that fits this repository's branches with: council init). Run this, replacing <area> with the area of the work (e.g. devops), <n> with the work item's number and <slug> with a short lower-case description (e.g. fix-login): `git branch -m changes 'feature/<area>/PBI-<n>-<slug>' && git push -u origin 'feature/<area>/PBI-<n>-<slug>' && git push origin --delete changes`
     "#);
     let ctx = run.audit(2);
     assert_eq!(run.output("context"), serde_json::to_string(&ctx).unwrap());
@@ -268,11 +266,9 @@ async fn close_on_fail_explains_once_then_closes() {
     | `naming_convention` | ❌ FAIL | Branch <code>changes</code> matches no naming rule of the default policy (no .github/council.yml on master). Allowed: feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt; → develop; chore/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt; → develop; hotfix/INC-&lt;n&gt;-&lt;slug&gt; or hotfix/BUG-&lt;n&gt;-&lt;slug&gt; → main, develop. |
     | `target_policy` | ❌ FAIL | Branch <code>changes</code> matches no rule, so it may not target <code>master</code>. |
 
-    **How to fix:** rename the branch (fill in the placeholders) and open a new pull request into <code>develop</code>; renaming the head branch of an open pull request closes it:
+    **How to fix:** rename the branch and open a new pull request into <code>develop</code> (renaming the head branch of an open pull request closes it). No policy file was found, so the default policy applies (a maintainer can write one that fits this repository&#39;s branches with: council init). Run this, replacing &lt;area&gt; with the area of the work (e.g. devops), &lt;n&gt; with the work item&#39;s number and &lt;slug&gt; with a short lower-case description (e.g. fix-login):
 
-    <pre><code>git branch -m changes &#39;feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt;&#39;
-    git push -u origin &#39;feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt;&#39;
-    git push origin --delete changes</code></pre>
+    <pre><code>git branch -m changes &#39;feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt;&#39; &amp;&amp; git push -u origin &#39;feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt;&#39; &amp;&amp; git push origin --delete changes</code></pre>
 
     <sub>agent-council · [run](https://github.com/Codertocat/Hello-World/actions/runs/1001/attempts/1)</sub>
     ");

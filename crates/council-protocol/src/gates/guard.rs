@@ -3,7 +3,7 @@
 //! themselves are `branch_name.rs` and `target_branch.rs`.
 
 use super::{Check, Fix, GATES, GateOutcome, Verdict};
-use crate::policy::{BranchPolicy, NamePattern, Rule};
+use crate::policy::{BranchPolicy, DEFAULT_SOURCE, NamePattern, Rule};
 use crate::render::text::{Message, invisible_chars, non_ascii_chars, shell_word};
 
 /// What the guard looks at; all of it comes from the event and the base-branch policy.
@@ -117,46 +117,124 @@ pub(super) fn hints(input: &GuardInput) -> Option<Message> {
     any.then_some(hint)
 }
 
-/// The rule to suggest: one that may target the current base, else the first readable one.
-fn suggested_rule<'a>(input: &GuardInput<'a>) -> Option<&'a Rule> {
-    let readable = || input.policy.rules.iter().filter(|r| r.suggestion.is_some());
-    readable()
-        .find(|r| r.allows_target(input.base))
-        .or_else(|| readable().next())
+/// At most this many names are suggested: a remedy must stay short enough to read.
+const MAX_ALTERNATIVES: usize = 3;
+
+/// The names to suggest and the base their new pull request should target: the rules
+/// that may target the current base, else the first readable rule and its first target.
+fn suggestions<'a>(input: &GuardInput<'a>) -> Option<(Vec<&'a str>, String)> {
+    let readable = || {
+        input
+            .policy
+            .rules
+            .iter()
+            .filter(|r| !r.suggestions.is_empty())
+    };
+    let names = |rules: &mut dyn Iterator<Item = &'a Rule>| {
+        let mut names: Vec<&'a str> = Vec::new();
+        for name in rules.flat_map(|r| r.suggestions.iter()) {
+            if !names.contains(&name.as_str()) {
+                names.push(name);
+            }
+        }
+        names.truncate(MAX_ALTERNATIVES);
+        names
+    };
+    let for_base = names(&mut readable().filter(|r| r.allows_target(input.base)));
+    if !for_base.is_empty() {
+        return Some((for_base, input.base.to_string()));
+    }
+    let rule = readable().next()?;
+    let target = rule
+        .targets
+        .iter()
+        .find(|t| !t.glob.contains(['*', '?']))
+        .or(rule.targets.first())
+        .map(|t| t.glob.clone())
+        .unwrap_or_default();
+    Some((names(&mut std::iter::once(rule)), target))
 }
 
-/// Renaming a PR's head branch closes the PR, so the fix is rename + new PR.
+/// What the placeholders of the suggested names stand for, in the order they appear.
+fn placeholders(names: &[&str]) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for name in names {
+        let mut rest = *name;
+        while let Some(open) = rest.find('<') {
+            let Some(close) = rest[open..].find('>') else {
+                break;
+            };
+            let placeholder = &rest[open..open + close + 1];
+            if !seen.contains(&placeholder) {
+                seen.push(placeholder);
+            }
+            rest = &rest[open + close + 1..];
+        }
+    }
+    let described: Vec<String> = seen
+        .iter()
+        .map(|p| match *p {
+            "<area>" => "<area> with the area of the work (e.g. devops)".to_string(),
+            "<n>" => "<n> with the work item's number".to_string(),
+            "<slug>" => "<slug> with a short lower-case description (e.g. fix-login)".to_string(),
+            "<path>" => "<path> with a name (it may hold /)".to_string(),
+            "<name>" => "each <name> with a name (no /)".to_string(),
+            other => other.to_string(),
+        })
+        .collect();
+    match described.as_slice() {
+        [] => String::new(),
+        [one] => format!(", replacing {one}"),
+        [first @ .., last] => format!(", replacing {} and {last}", first.join(", ")),
+    }
+}
+
+/// Renaming a PR's head branch closes the PR, so the fix is rename + new PR: one command
+/// line per name the policy would accept, with its placeholders explained.
 pub(super) fn rename_fix(input: &GuardInput) -> Fix {
-    let Some(rule) = suggested_rule(input) else {
+    let Some((names, target)) = suggestions(input) else {
         return Fix {
-            advice: Message::new().text(
-                "Rename the branch to a name that one of the rules matches and open a new pull \
-                 request (renaming the head branch of an open pull request closes it).",
-            ),
+            advice: Message::new()
+                .text(
+                    "rename the branch to a name that one of the rules matches and open a new \
+                     pull request (renaming the head branch of an open pull request closes it).",
+                )
+                .text(default_policy_note(input)),
             commands: Vec::new(),
         };
     };
-    let new_name = rule.suggestion.clone().unwrap_or_default();
-    let target = if rule.allows_target(input.base) {
-        input.base.to_string()
-    } else {
-        rule.targets
-            .first()
-            .map(|t| t.glob.clone())
-            .unwrap_or_default()
-    };
     let old = shell_word(input.head);
-    let new = shell_word(&new_name);
+    let commands = names
+        .iter()
+        .map(|name| {
+            let new = shell_word(name);
+            format!("git branch -m {old} {new} && git push -u origin {new} && git push origin --delete {old}")
+        })
+        .collect::<Vec<_>>();
+    let run = if commands.len() == 1 {
+        "Run this"
+    } else {
+        "Run one of these"
+    };
     Fix {
         advice: Message::new()
-            .text("rename the branch (fill in the placeholders) and open a new pull request into ")
+            .text("rename the branch and open a new pull request into ")
             .value(&target)
-            .text("; renaming the head branch of an open pull request closes it:"),
-        commands: vec![
-            format!("git branch -m {old} {new}"),
-            format!("git push -u origin {new}"),
-            format!("git push origin --delete {old}"),
-        ],
+            .text(" (renaming the head branch of an open pull request closes it).")
+            .text(default_policy_note(input))
+            .text(format!(" {run}{}:", placeholders(&names))),
+        commands,
+    }
+}
+
+/// Without a policy file the seed's strict rules apply, which ordinary branch names fail:
+/// the maintainer, not the author, is the one to act then.
+fn default_policy_note(input: &GuardInput) -> &'static str {
+    if input.policy_source.starts_with(DEFAULT_SOURCE) {
+        " No policy file was found, so the default policy applies (a maintainer can write one \
+         that fits this repository's branches with: council init)."
+    } else {
+        ""
     }
 }
 

@@ -143,6 +143,8 @@ pub struct GateOutcome {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fix {
     pub advice: Message,
+    /// Alternatives: each line is a whole command on its own, runnable once its
+    /// placeholders (which the advice explains) are filled in.
     pub commands: Vec<String>,
 }
 
@@ -158,7 +160,7 @@ impl GateOutcome {
                 "{} Fix: {} `{}`",
                 self.message.plain(),
                 fix.advice.plain(),
-                fix.commands.join(" && ")
+                fix.commands.join("` or `")
             ),
         }
     }

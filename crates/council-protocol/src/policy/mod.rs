@@ -68,8 +68,9 @@ pub struct Rule {
     pub name: Option<String>,
     /// How the rule reads in messages: the glob, the regex, or a template.
     pub shape: String,
-    /// A branch name to suggest in advice, when the rule has a readable form.
-    pub suggestion: Option<String>,
+    /// Branch names to suggest in advice, one per alternative the rule allows (none when
+    /// the rule has no readable form: a policy file's regex).
+    pub suggestions: Vec<String>,
     head: Head,
     pub targets: Vec<NamePattern>,
     pub message: Option<String>,
@@ -226,51 +227,62 @@ const DEFAULT_FEATURE: &str = r"feature/[a-z0-9][a-z0-9._-]*/PBI-[0-9]+-[a-z0-9]
 const DEFAULT_CHORE: &str = r"chore/[a-z0-9][a-z0-9._-]*/PBI-[0-9]+-[a-z0-9][a-z0-9._-]*";
 const DEFAULT_HOTFIX: &str = r"hotfix/(INC|BUG)-[0-9]+-[a-z0-9][a-z0-9._-]*";
 
+/// One of the seed's rules: its regex, and the names it accepts as templates.
+struct DefaultRule {
+    name: &'static str,
+    regex: &'static str,
+    templates: &'static [&'static str],
+    targets: &'static [&'static str],
+    message: &'static str,
+}
+
+const DEFAULT_RULES: [DefaultRule; 3] = [
+    DefaultRule {
+        name: "feature",
+        regex: DEFAULT_FEATURE,
+        templates: &["feature/<area>/PBI-<n>-<slug>"],
+        targets: &["develop"],
+        message: "Feature work targets develop.",
+    },
+    DefaultRule {
+        name: "chore",
+        regex: DEFAULT_CHORE,
+        templates: &["chore/<area>/PBI-<n>-<slug>"],
+        targets: &["develop"],
+        message: "Chores target develop.",
+    },
+    DefaultRule {
+        name: "hotfix",
+        regex: DEFAULT_HOTFIX,
+        templates: &["hotfix/INC-<n>-<slug>", "hotfix/BUG-<n>-<slug>"],
+        targets: &["main", "develop"],
+        message: "Hotfixes target main (or develop).",
+    },
+];
+
 /// The seed's rules: regexes shown as templates, case-sensitive whatever the file says.
 fn default_branches() -> BranchPolicy {
-    let defaults: [(&str, &str, &str, &[&str], &str); 3] = [
-        (
-            "feature",
-            DEFAULT_FEATURE,
-            "feature/<area>/PBI-<n>-<slug>",
-            &["develop"],
-            "Feature work targets develop.",
-        ),
-        (
-            "chore",
-            DEFAULT_CHORE,
-            "chore/<area>/PBI-<n>-<slug>",
-            &["develop"],
-            "Chores target develop.",
-        ),
-        (
-            "hotfix",
-            DEFAULT_HOTFIX,
-            "hotfix/INC-<n>-<slug> or hotfix/BUG-<n>-<slug>",
-            &["main", "develop"],
-            "Hotfixes target main (or develop).",
-        ),
-    ];
-    let sources: Vec<String> = defaults
+    let sources: Vec<String> = DEFAULT_RULES
         .iter()
-        .map(|d| glob::anchored(d.1).expect("built-in regex"))
+        .map(|d| glob::anchored(d.regex).expect("built-in regex"))
         .collect();
-    let rules = defaults
+    let rules = DEFAULT_RULES
         .iter()
         .enumerate()
-        .map(|(i, (name, _, template, targets, message))| Rule {
-            name: Some(name.to_string()),
-            shape: template.to_string(),
-            suggestion: Some(template.to_string()),
+        .map(|(i, d)| Rule {
+            name: Some(d.name.to_string()),
+            shape: d.templates.join(" or "),
+            suggestions: d.templates.iter().map(|t| t.to_string()).collect(),
             head: Head::Regex(i),
-            targets: targets
+            targets: d
+                .targets
                 .iter()
                 .map(|t| NamePattern {
                     glob: t.to_string(),
                     matcher: Glob::new(t, true),
                 })
                 .collect(),
-            message: Some(message.to_string()),
+            message: Some(d.message.to_string()),
         })
         .collect();
     BranchPolicy {
@@ -451,7 +463,7 @@ impl RawRule {
         pending: &mut Vec<PendingRegex>,
     ) -> Result<Rule, Problem> {
         let field = format!("branches.rules[{index}]");
-        let (shape, suggestion, head) = match (self.pattern, self.regex) {
+        let (shape, suggestions, head) = match (self.pattern, self.regex) {
             (Some(p), None) => {
                 if p.value.is_empty() {
                     return Err(Problem::new(
@@ -464,7 +476,7 @@ impl RawRule {
                     glob: Glob::new(&p.value, cs),
                     ignoring_case: Glob::new(&p.value, false),
                 };
-                (p.value.clone(), Some(glob::template(&p.value)), head)
+                (p.value.clone(), vec![glob::template(&p.value)], head)
             }
             (None, Some(r)) => {
                 let spot = format!("{field}.regex");
@@ -495,7 +507,7 @@ impl RawRule {
                     at: r.referenced,
                     shape: r.value.clone(),
                 });
-                (r.value, None, Head::Regex(pending.len() - 1))
+                (r.value, Vec::new(), Head::Regex(pending.len() - 1))
             }
             (Some(_), Some(_)) => {
                 return Err(Problem::new(
@@ -528,7 +540,7 @@ impl RawRule {
         Ok(Rule {
             name: self.name,
             shape,
-            suggestion,
+            suggestions,
             head,
             targets,
             message: self.message,

