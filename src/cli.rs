@@ -38,16 +38,104 @@ macro_rules! ps_help {
         " A flag's value is visible to other users in `ps`: prefer the environment"
     };
 }
-const TOKEN_HELP: &str = concat!(token_help!(), ps_help!(), ".");
-const PR_HELP: &str = concat!(token_help!(), key_help!(), ps_help!(), " or the key file.");
-const ALL_SECRETS_HELP: &str = concat!(
-    token_help!(),
-    release_help!(),
-    key_help!(),
-    ps_help!(),
-    " or the key file."
+macro_rules! token_only {
+    () => {
+        concat!(token_help!(), ps_help!(), ".")
+    };
+}
+macro_rules! pr_secrets {
+    () => {
+        concat!(token_help!(), key_help!(), ps_help!(), " or the key file.")
+    };
+}
+macro_rules! all_secrets {
+    () => {
+        concat!(
+            token_help!(),
+            release_help!(),
+            key_help!(),
+            ps_help!(),
+            " or the key file."
+        )
+    };
+}
+macro_rules! key_only {
+    () => {
+        concat!("Secrets:", key_help!(), ps_help!(), " or the key file.")
+    };
+}
+
+// Each subcommand's help ends with examples a user can copy (the repository and numbers
+// are placeholders), then where its secrets come from.
+const RUN_HELP: &str = concat!(
+    "Examples:\n  council run --event event.json --event-name pull_request --dry-run\n  \
+     council run --event event.json --event-name issue_comment\n\n",
+    all_secrets!()
 );
-const KEY_HELP: &str = concat!("Secrets:", key_help!(), ps_help!(), " or the key file.");
+const GUARD_HELP: &str = concat!(
+    "Examples:\n  council guard --event examples/pull_request.opened.json --dry-run\n  \
+     council guard --repo octo-org/app --pr 42 --dry-run\n  \
+     council guard --repo octo-org/app --pr 42 --policy .github/council.yml --json\n\n",
+    pr_secrets!()
+);
+const REVIEW_HELP: &str = concat!(
+    "Examples:\n  council review --repo octo-org/app --pr 42 --dry-run\n  \
+     council review --event examples/pull_request.opened.json --json\n\n",
+    pr_secrets!()
+);
+const RELEASE_HELP: &str = concat!(
+    "Examples:\n  council release --repo octo-org/app --pr 42 --dry-run\n  \
+     COUNCIL_RELEASE_TOKEN=… council release --repo octo-org/app --pr 42\n\n",
+    all_secrets!()
+);
+const STATE_GET_HELP: &str = concat!(
+    "Examples:\n  council state get --repo octo-org/app --issue 7\n  \
+     council state get --repo octo-org/app --issue 7 --json\n\n",
+    token_only!()
+);
+const STATE_PUT_HELP: &str = concat!(
+    "Examples:\n  council state put --repo octo-org/app --issue 7 --intent add_login --step \
+     testing --progress auto --memory '{\"files\": [\"auth.rs\"]}' --dry-run\n  \
+     council state put --repo octo-org/app --issue 7 --intent add_login --step review \
+     --progress 90 --memory @memory.json --input-request \"Merge now?\"\n\n",
+    token_only!()
+);
+const VERIFY_HELP: &str = concat!(
+    "Examples:\n  council verify out/audit/PR-7.json\n  \
+     council verify out/audit/PR-7.json --with old/PR-7.json --hmac-key-file ~/.council-key\n\n",
+    key_only!()
+);
+const CONTEXT_VALIDATE_HELP: &str = "Examples:\n  council context validate\n  council \
+     context validate ASSISTANT_CONTEXT.md --json";
+const CONTEXT_SHOW_HELP: &str = "Examples:\n  council context show ASSISTANT_CONTEXT.md\n  \
+     council context show ASSISTANT_CONTEXT.yaml --json";
+const CONTEXT_SYNC_HELP: &str = concat!(
+    "Examples:\n  council context sync --repo octo-org/app --issue 7 --file \
+     ASSISTANT_CONTEXT.md\n  council context sync --repo octo-org/app --issue 7 --file \
+     ASSISTANT_CONTEXT.md --direction to-issue --dry-run\n\n",
+    token_only!()
+);
+const REPORT_HELP: &str = concat!(
+    "Examples:\n  council report --repo octo-org/app --registry-issue 1 --report \
+     @examples/context-report.json --dry-run\n  council report --repo octo-org/app \
+     --registry-issue 1 --report @report.json\n\n",
+    token_only!()
+);
+const ASSIGN_HELP: &str = concat!(
+    "Examples:\n  council assign --repo octo-org/app --issue 7 --registry-issue 1\n  \
+     council assign --repo octo-org/app --issue 7 --registry-issue 1 --apply\n\n",
+    token_only!()
+);
+const INIT_HELP: &str = "Examples:\n  council init\n  council init --from-branches \
+     --dry-run\n  council init --two-phase --action octo-org/agent-council@v0 --force";
+const POLICY_CHECK_HELP: &str = "Examples:\n  council policy check\n  council policy check \
+     --branch \"$(git branch --show-current)\"\n  council policy check .github/council.yml \
+     --branch feature/login --branch fix-typo --target main --json";
+const COMPLETIONS_HELP: &str = "Examples:\n  council completions bash > \
+     ~/.local/share/bash-completion/completions/council\n  council completions zsh > \
+     ~/.zfunc/_council\n  council completions fish > ~/.config/fish/completions/council.fish";
+const MAN_HELP: &str = "Examples:\n  council man man && man ./man/council.1\n  sudo council \
+     man /usr/local/share/man/man1";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -56,6 +144,9 @@ const KEY_HELP: &str = concat!("Secrets:", key_help!(), ps_help!(), " or the key
     about = "Guard, review and release gates for pull requests shared by agents and humans",
     long_about = None,
     after_help = concat!(
+        "Examples:\n  council init --from-branches\n  council policy check --branch \
+         \"$(git branch --show-current)\"\n  council guard --event \
+         examples/pull_request.opened.json --dry-run\n\n",
         "With no subcommand council runs as the GitHub Action: every input is read from \
          INPUT_<NAME> or its flag, and --command (default auto) picks what runs. A subcommand \
          takes only its own flags: council <COMMAND> --help.\n\n",
@@ -126,32 +217,114 @@ fn secrets_on_command_line(matches: &ArgMatches) -> Vec<&'static str> {
 #[derive(Debug, Clone, Subcommand)]
 pub enum Command {
     /// Run the stages that fit the event (`command: auto`).
-    #[command(after_help = ALL_SECRETS_HELP)]
+    #[command(after_help = RUN_HELP)]
     Run(RunArgs),
     /// Branch-name and target-branch gates on a pull request.
-    #[command(after_help = PR_HELP)]
+    #[command(after_help = GUARD_HELP)]
     Guard(GuardArgs),
     /// Review the pull request's diff (behind the guard).
-    #[command(after_help = PR_HELP)]
+    #[command(after_help = REVIEW_HELP)]
     Review(ReviewArgs),
     /// Merge when the pipeline is green.
-    #[command(after_help = ALL_SECRETS_HELP)]
+    #[command(after_help = RELEASE_HELP)]
     Release(ReleaseArgs),
     /// Read or write `<agent-state>` blocks on an issue.
     #[command(subcommand)]
     State(StateCommand),
     /// Check the hash chain and signatures of an audit file.
-    #[command(after_help = KEY_HELP)]
+    #[command(after_help = VERIFY_HELP)]
     Verify(VerifyArgs),
     /// ASSISTANT_CONTEXT files.
     #[command(subcommand)]
     Context(ContextCommand),
     /// Post an agent's context report on the registry issue.
-    #[command(after_help = TOKEN_HELP)]
+    #[command(after_help = REPORT_HELP)]
     Report(ReportArgs),
     /// Rank agents for an issue from their context reports.
-    #[command(after_help = TOKEN_HELP)]
+    #[command(after_help = ASSIGN_HELP)]
     Assign(AssignArgs),
+    #[command(flatten)]
+    Tool(ToolCommand),
+}
+
+/// Commands that only read and write local files: no event, no token, no API.
+#[derive(Debug, Clone, Subcommand)]
+pub enum ToolCommand {
+    /// Write a starter .github/council.yml and the workflows a repository needs.
+    #[command(after_help = INIT_HELP)]
+    Init(InitArgs),
+    /// Check a policy file, and how branch names fare against it.
+    #[command(subcommand)]
+    Policy(PolicyCommand),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = COMPLETIONS_HELP)]
+    Completions(CompletionsArgs),
+    /// Write man pages (council.1, council-guard.1, …) into a directory.
+    #[command(after_help = MAN_HELP)]
+    Man(ManArgs),
+}
+
+#[derive(Debug, Clone, Subcommand)]
+pub enum PolicyCommand {
+    /// Lint a policy file without an event; with --branch, show each name's verdict per
+    /// target. Exit 2 when the policy is invalid, 1 when a --branch may target nothing.
+    #[command(after_help = POLICY_CHECK_HELP)]
+    Check(PolicyCheckArgs),
+}
+
+/// `council init`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct InitArgs {
+    /// The repository's root
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub dir: PathBuf,
+    /// Replace files that exist
+    #[arg(long)]
+    pub force: bool,
+    /// Also write the fork-safe two-phase pair (council-evaluate.yml, council-apply.yml)
+    #[arg(long)]
+    pub two_phase: bool,
+    /// Propose branch rules that the repository's existing branches (local and
+    /// remote-tracking, read with git) would pass
+    #[arg(long)]
+    pub from_branches: bool,
+    /// The action the workflows use (default: this build's, else OWNER/agent-council@v0)
+    #[arg(long, value_name = "OWNER/REPO@REF")]
+    pub action: Option<String>,
+    /// Print what would be written; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// `council policy check`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct PolicyCheckArgs {
+    /// The policy file (default: .github/council.yml, else the built-in default policy)
+    pub path: Option<PathBuf>,
+    /// A branch name to try against every target (repeatable)
+    #[arg(long, value_name = "NAME")]
+    pub branch: Vec<String>,
+    /// A base branch to try the names against (repeatable; default: the rules' targets)
+    #[arg(long, value_name = "BASE")]
+    pub target: Vec<String>,
+    #[command(flatten)]
+    pub json: JsonArgs,
+}
+
+/// `council completions`.
+#[derive(Debug, Clone, Args)]
+pub struct CompletionsArgs {
+    /// The shell
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `council man`.
+#[derive(Debug, Clone, Args)]
+pub struct ManArgs {
+    /// Where to write the pages (created if missing)
+    #[arg(value_name = "DIR")]
+    pub dir: PathBuf,
 }
 
 // Parsed once per process: the size of a variant does not matter.
@@ -159,10 +332,10 @@ pub enum Command {
 #[derive(Debug, Clone, Subcommand)]
 pub enum StateCommand {
     /// The latest trusted `<agent-state>` of an issue.
-    #[command(after_help = TOKEN_HELP)]
+    #[command(after_help = STATE_GET_HELP)]
     Get(StateGetArgs),
     /// Post a new `<agent-state>` comment.
-    #[command(after_help = TOKEN_HELP)]
+    #[command(after_help = STATE_PUT_HELP)]
     Put(StatePutArgs),
 }
 
@@ -172,12 +345,14 @@ pub enum StateCommand {
 pub enum ContextCommand {
     /// Check ASSISTANT_CONTEXT files (default: every ASSISTANT_CONTEXT.md/.yaml in the
     /// repository); exit 1 naming file, line, column and field when one is invalid.
+    #[command(after_help = CONTEXT_VALIDATE_HELP)]
     Validate(ContextValidateArgs),
     /// One file's fields, unknown keys and body (`--json` for machines).
+    #[command(after_help = CONTEXT_SHOW_HELP)]
     Show(ContextShowArgs),
     /// Map an issue's latest `<agent-state>` onto the file (`--direction to-file`, the
     /// default) or post the file as an `<agent-state>` (`to-issue`).
-    #[command(after_help = TOKEN_HELP)]
+    #[command(after_help = CONTEXT_SYNC_HELP)]
     Sync(ContextSyncArgs),
 }
 
@@ -738,6 +913,10 @@ impl Command {
             Command::Context(ContextCommand::Sync(_)) => "context sync",
             Command::Report(_) => "report",
             Command::Assign(_) => "assign",
+            Command::Tool(ToolCommand::Init(_)) => "init",
+            Command::Tool(ToolCommand::Policy(PolicyCommand::Check(_))) => "policy check",
+            Command::Tool(ToolCommand::Completions(_)) => "completions",
+            Command::Tool(ToolCommand::Man(_)) => "man",
         }
     }
 
@@ -757,6 +936,8 @@ impl Command {
             Command::Context(ContextCommand::Sync(a)) => a,
             Command::Report(a) => a,
             Command::Assign(a) => a,
+            // Tools take none of the run's flags (main runs them before any settings).
+            Command::Tool(_) => &(),
         };
         groups.fill(&mut raw.0, &mut raw.1);
         raw
@@ -819,6 +1000,10 @@ impl Fill for TrustArgs {
     fn fill(&self, i: &mut Inputs, _: &mut LocalFlags) {
         i.trusted_authors.clone_from(&self.trusted_authors);
     }
+}
+
+impl Fill for () {
+    fn fill(&self, _: &mut Inputs, _: &mut LocalFlags) {}
 }
 
 impl Fill for JsonArgs {
@@ -1005,6 +1190,76 @@ mod tests {
 
     fn parse(args: &[&str]) -> Cli {
         Cli::parse_from_iter(args).unwrap()
+    }
+
+    /// Words as a POSIX shell splits them, for quotes without escapes or expansions.
+    fn shell_words(line: &str) -> Vec<String> {
+        let mut words = Vec::new();
+        let mut word: Option<String> = None;
+        let mut quote: Option<char> = None;
+        for c in line.chars() {
+            match (quote, c) {
+                (Some(q), c) if c == q => quote = None,
+                (Some(_), c) => word.get_or_insert_with(String::new).push(c),
+                (None, '\'' | '"') => {
+                    quote = Some(c);
+                    word.get_or_insert_with(String::new);
+                }
+                (None, c) if c.is_whitespace() => words.extend(word.take()),
+                (None, c) => word.get_or_insert_with(String::new).push(c),
+            }
+        }
+        words.extend(word);
+        words
+    }
+
+    /// Every command a user can run ends its help with examples that parse.
+    #[test]
+    fn every_command_shows_examples_that_parse() {
+        fn walk(command: &clap::Command, path: &mut Vec<String>, leaves: &mut Vec<String>) {
+            let subs: Vec<&clap::Command> = command
+                .get_subcommands()
+                .filter(|s| s.get_name() != "help")
+                .collect();
+            if subs.is_empty() {
+                let help = command
+                    .get_after_help()
+                    .map(|h| h.to_string())
+                    .unwrap_or_default();
+                let examples: Vec<&str> = help
+                    .split("\n\n")
+                    .next()
+                    .filter(|first| first.starts_with("Examples:"))
+                    .map(|first| first.lines().skip(1).map(str::trim).collect())
+                    .unwrap_or_default();
+                assert!(
+                    examples.len() >= 2,
+                    "council {} shows no examples",
+                    path.join(" ")
+                );
+                leaves.extend(examples.into_iter().map(str::to_string));
+            }
+            for sub in subs {
+                path.push(sub.get_name().to_string());
+                walk(sub, path, leaves);
+                path.pop();
+            }
+        }
+        let mut examples = Vec::new();
+        walk(&Cli::command(), &mut Vec::new(), &mut examples);
+        for example in examples {
+            // The shell's part (`VAR=… `, `> file`, `&& man …`, `$(…)`) is not ours.
+            let line = example.split(" > ").next().unwrap_or(&example);
+            let line = line.split(" && ").next().unwrap_or(line);
+            let words: Vec<String> = shell_words(line)
+                .into_iter()
+                .skip_while(|w| w != "council")
+                .collect();
+            assert!(!words.is_empty(), "{example}");
+            if let Err(e) = Cli::parse_from_iter(words) {
+                panic!("the example `{example}` does not parse: {e}");
+            }
+        }
     }
 
     fn flags(args: &[&str]) -> (Inputs, LocalFlags) {

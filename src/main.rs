@@ -1,4 +1,4 @@
-use agent_council::cli::Cli;
+use agent_council::cli::{Cli, Command};
 use agent_council::runner::{Level, Runner, workflow_command};
 use agent_council::settings::{RunnerEnv, Settings};
 use council_protocol::error::Error;
@@ -23,6 +23,13 @@ fn main() {
     let cli = Cli::parse_args();
     let env = RunnerEnv::from_process();
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
+    // Authoring tools read and write local files only: no settings, event or token.
+    if let Some(Command::Tool(tool)) = &cli.command {
+        match agent_council::app::tools::run(tool, &cwd) {
+            Ok(outcome) => std::process::exit(outcome.exit_code()),
+            Err(e) => fail(&env.runner(), &e),
+        }
+    }
     let settings = match Settings::resolve(cli, &env, cwd) {
         Ok(settings) => settings,
         Err(e) => {

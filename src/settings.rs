@@ -302,6 +302,13 @@ impl Settings {
                     cli::Command::Context(ContextCommand::Sync(_)) => {
                         CommandKind::Run(Command::ContextSync)
                     }
+                    cli::Command::Tool(_) => {
+                        return Err(Error::Usage(format!(
+                            "`council {}` reads and writes local files only and takes no run \
+                             settings",
+                            sub.name()
+                        )));
+                    }
                     cli::Command::Report(_) => CommandKind::Run(Command::Report),
                     cli::Command::Assign(_) => CommandKind::Run(Command::Assign),
                     cli::Command::Verify(a) => {

@@ -14,6 +14,7 @@ mod pulls_of_event;
 mod reports;
 mod run_json;
 mod state;
+pub mod tools;
 mod two_phase;
 mod upload;
 mod verify;

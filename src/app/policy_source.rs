@@ -35,13 +35,21 @@ pub async fn load(settings: &Settings, gh: Option<&GitHub>, base_ref: &str) -> R
 /// The CLI's policy: `--policy FILE`, else `.github/council.yml` of the working
 /// directory, else the default policy.
 pub(crate) fn local(settings: &Settings) -> Result<Policy> {
-    let path = settings.workspace.join(&settings.policy_path);
-    let shown = display_path(&settings.workspace, Path::new(&settings.policy_path));
+    read_local(
+        &settings.workspace,
+        &settings.policy_path,
+        settings.policy_explicit,
+    )
+}
+
+/// `policy_path` under `workspace`; missing, it is the default policy unless the user
+/// named the file (`explicit`), which must then exist.
+pub(crate) fn read_local(workspace: &Path, policy_path: &str, explicit: bool) -> Result<Policy> {
+    let path = workspace.join(policy_path);
+    let shown = display_path(workspace, Path::new(policy_path));
     match read_text(&path, MAX_READ) {
         Ok(text) => Policy::parse(&text, &shown),
-        Err(ReadError::Io(e))
-            if e.kind() == std::io::ErrorKind::NotFound && !settings.policy_explicit =>
-        {
+        Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound && !explicit => {
             let mut policy = Policy::default_policy();
             policy.source = format!("default policy (no local {shown})");
             Ok(policy)

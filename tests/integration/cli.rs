@@ -21,8 +21,11 @@ fn help(args: &[&str]) -> String {
 }
 
 /// The long flag names a help text lists.
+/// The flags a help text lists (its examples use them too, so they end the list).
 fn flags_in(help: &str) -> Vec<&str> {
-    help.split_whitespace()
+    let listed = help.split("\nExamples:").next().unwrap_or(help);
+    listed
+        .split_whitespace()
         .filter(|w| w.starts_with("--"))
         .map(|w| w.split(['[', '=', ',']).next().unwrap())
         .collect()
@@ -79,7 +82,7 @@ fn cli(gh: &FakeGitHub) -> Council {
 
 #[test]
 fn a_subcommands_help_lists_only_its_flags() {
-    insta::assert_snapshot!(help(&["guard", "--help"]), @r"
+    insta::assert_snapshot!(help(&["guard", "--help"]), @"
     Branch-name and target-branch gates on a pull request
 
     Usage: council guard [OPTIONS]
@@ -100,9 +103,14 @@ fn a_subcommands_help_lists_only_its_flags() {
           --json                      Print the result as JSON (one object per line)
       -h, --help                      Print help
 
+    Examples:
+      council guard --event examples/pull_request.opened.json --dry-run
+      council guard --repo octo-org/app --pr 42 --dry-run
+      council guard --repo octo-org/app --pr 42 --policy .github/council.yml --json
+
     Secrets: the GitHub token comes from GH_TOKEN or GITHUB_TOKEN (--github-token overrides them). The HMAC key comes from COUNCIL_HMAC_KEY, or from a file: --hmac-key-file or COUNCIL_HMAC_KEY_FILE (--hmac-key overrides them). A flag's value is visible to other users in `ps`: prefer the environment or the key file.
     ");
-    insta::assert_snapshot!(help(&["verify", "--help"]), @r"
+    insta::assert_snapshot!(help(&["verify", "--help"]), @"
     Check the hash chain and signatures of an audit file
 
     Usage: council verify [OPTIONS] <FILE>
@@ -118,9 +126,13 @@ fn a_subcommands_help_lists_only_its_flags() {
           --json                  Print the result as JSON (one object per line)
       -h, --help                  Print help
 
+    Examples:
+      council verify out/audit/PR-7.json
+      council verify out/audit/PR-7.json --with old/PR-7.json --hmac-key-file ~/.council-key
+
     Secrets: The HMAC key comes from COUNCIL_HMAC_KEY, or from a file: --hmac-key-file or COUNCIL_HMAC_KEY_FILE (--hmac-key overrides them). A flag's value is visible to other users in `ps`: prefer the environment or the key file.
     ");
-    insta::assert_snapshot!(help(&["context", "show", "--help"]), @r"
+    insta::assert_snapshot!(help(&["context", "show", "--help"]), @"
     One file's fields, unknown keys and body (`--json` for machines)
 
     Usage: council context show [OPTIONS] <PATH>
@@ -131,6 +143,10 @@ fn a_subcommands_help_lists_only_its_flags() {
     Options:
           --json  Print the result as JSON (one object per line)
       -h, --help  Print help
+
+    Examples:
+      council context show ASSISTANT_CONTEXT.md
+      council context show ASSISTANT_CONTEXT.yaml --json
     ");
 }
 

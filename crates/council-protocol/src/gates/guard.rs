@@ -132,7 +132,12 @@ fn suggestions<'a>(input: &GuardInput<'a>) -> Option<(Vec<&'a str>, String)> {
     };
     let names = |rules: &mut dyn Iterator<Item = &'a Rule>| {
         let mut names: Vec<&'a str> = Vec::new();
-        for name in rules.flat_map(|r| r.suggestions.iter()) {
+        // A rule for one fixed name (`develop`) is a long-lived branch's: renaming a work
+        // branch to it is never the fix.
+        let templated = rules
+            .flat_map(|r| r.suggestions.iter())
+            .filter(|n| n.contains('<'));
+        for name in templated {
             if !names.contains(&name.as_str()) {
                 names.push(name);
             }
@@ -144,7 +149,7 @@ fn suggestions<'a>(input: &GuardInput<'a>) -> Option<(Vec<&'a str>, String)> {
     if !for_base.is_empty() {
         return Some((for_base, input.base.to_string()));
     }
-    let rule = readable().next()?;
+    let rule = readable().find(|r| r.suggestions.iter().any(|n| n.contains('<')))?;
     let target = rule
         .targets
         .iter()

@@ -4,6 +4,7 @@
 
 pub mod glob;
 pub mod limits;
+pub mod propose;
 mod sections;
 
 use std::cell::OnceCell;

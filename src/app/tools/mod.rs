@@ -1,0 +1,21 @@
+//! The authoring tools: commands that only read and write local files (`init`, `policy
+//! check`, `completions`, `man`). No event, no token, no API, so they run before any run
+//! settings are resolved, and the same way inside and outside Actions.
+
+mod init;
+mod manual;
+mod policy_check;
+
+use std::path::Path;
+
+use crate::cli::{PolicyCommand, ToolCommand};
+use council_protocol::error::{Outcome, Result};
+
+pub fn run(tool: &ToolCommand, cwd: &Path) -> Result<Outcome> {
+    match tool {
+        ToolCommand::Init(args) => init::run(args, cwd),
+        ToolCommand::Policy(PolicyCommand::Check(args)) => policy_check::run(args, cwd),
+        ToolCommand::Completions(args) => manual::completions(args.shell),
+        ToolCommand::Man(args) => manual::man_pages(&cwd.join(&args.dir)),
+    }
+}
