@@ -26,7 +26,7 @@ cd "$REPO"
 # Files whose OWNER placeholders the release fills in, besides examples/*.yml and the
 # book's chapters, docs/src/*.md (docs/SPEC.md, the contract, keeps its `<owner>`: it
 # describes every fork alike; the book shows it as it is).
-REWRITTEN=(action.yml README.md .github/zizmor.yml docs/book.toml)
+REWRITTEN=(action.yml README.md .github/zizmor.yml docs/book.toml Cargo.toml)
 IMAGE_LINE='  image: Dockerfile'
 
 die() {
@@ -178,7 +178,7 @@ cmd_selftest() {
 	GITHUB_REPOSITORY_OWNER=Octo-Org cmd_check "v$version" >"$work/outputs"
 	grep -qx "image=ghcr.io/octo-org/agent-council" "$work/outputs" || die "check: wrong image name"
 	mkdir -p "$work/tree/.github" "$work/tree/examples" "$work/tree/docs/src"
-	cp action.yml README.md "$work/tree/"
+	cp action.yml README.md Cargo.toml "$work/tree/"
 	cp .github/zizmor.yml "$work/tree/.github/"
 	cp examples/*.yml "$work/tree/examples/" 2>/dev/null || true
 	cp docs/book.toml "$work/tree/docs/"
@@ -189,6 +189,7 @@ cmd_selftest() {
 	grep -q "uses: Octo-Org/agent-council@" "$work/tree/docs/src/release.md" || die "docs/src/release.md: uses: not rewritten"
 	grep -q "ghcr.io/octo-org/agent-council:" "$work/tree/docs/src/install.md" || die "docs/src/install.md: the image not rewritten"
 	grep -q "github.com/Octo-Org/agent-council" "$work/tree/docs/book.toml" || die "docs/book.toml: not rewritten"
+	grep -q "github.com/Octo-Org/agent-council" "$work/tree/Cargo.toml" || die "Cargo.toml: repository not rewritten"
 	cmd_notes "v$version" "ghcr.io/octo-org/agent-council@$digest" 0000000000000000000000000000000000000000 >"$work/notes"
 	grep -q "sha256sum --check" "$work/notes" || die "notes: no install section"
 	echo "release selftest: v$version checks; action.yml → ghcr.io/octo-org/agent-council@$digest; no placeholder left"
