@@ -26,7 +26,7 @@ pub fn resolve_input(workspace: &Path, input: &str, raw: &str) -> Result<String>
     }
     let root = workspace
         .canonicalize()
-        .map_err(|e| Error::io(workspace, e))?;
+        .map_err(|e| Error::io("workspace", workspace, e))?;
     let full = root
         .join(rel)
         .canonicalize()

@@ -118,7 +118,7 @@ fn load_event(settings: &Settings) -> Result<Event> {
     })?;
     let shown = display_path(&settings.workspace, &source.path);
     let text = read_text(&source.path, MAX_EVENT_BYTES).map_err(|e| match e {
-        ReadError::Io(e) => Error::io(&shown, e),
+        ReadError::Io(e) => Error::io("event file", &shown, e),
         ReadError::TooLarge => Error::Event {
             path: shown.clone(),
             message: format!(
