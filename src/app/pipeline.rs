@@ -46,10 +46,17 @@ pub async fn command(
     event: Option<Event>,
 ) -> Result<Outcome> {
     let stages = command.stages();
-    let event = match (event, &settings.event) {
-        (Some(event), _) => event,
-        (None, Some(_)) => load_event(settings)?,
-        (None, None) => Event::cli(command.name()),
+    let event = match (event, &settings.event, settings.pr) {
+        (Some(event), _, _) => event,
+        (None, Some(_), _) => load_event(settings)?,
+        (None, None, Some(_)) => Event::cli(command.name()),
+        (None, None, None) => {
+            return Err(Error::Usage(format!(
+                "{command} needs a pull request: an event (--event FILE --event-name \
+                 pull_request, e.g. --event examples/pull_request.opened.json), or --pr N \
+                 (with --repo owner/name outside Actions) to read it through the API"
+            )));
+        }
     };
     let clients = Clients::new(settings, &event)?;
     if let Some(number) = settings.pr {
