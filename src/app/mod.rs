@@ -94,13 +94,13 @@ fn mask_derived_secrets(settings: &Settings) {
     }
 }
 
+/// Nothing to do is a notice, told once (on stderr on a terminal); `--json` prints its
+/// document on stdout as well.
 fn nothing_to_do(settings: &Settings, why: &str) -> Result<Outcome> {
     settings.runner.annotate(Level::Notice, "council", why);
     settings.runner.set_outputs(&Outputs::pending().pairs())?;
     if settings.json {
         println!("{}", run_json::nothing_to_do(settings, why));
-    } else if !settings.in_actions {
-        println!("{why}");
     }
     Ok(Outcome::Passed)
 }

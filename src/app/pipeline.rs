@@ -194,8 +194,6 @@ pub async fn run_pr(
         settings.runner.annotate(Level::Notice, "council", &why);
         if settings.json {
             println!("{}", super::run_json::nothing_to_do(settings, &why));
-        } else if !settings.in_actions {
-            println!("{why}");
         }
         return Ok(Outcome::Passed);
     }

@@ -212,7 +212,8 @@ pub(super) fn provenance(r: &ReadReport, markdown: bool, put: bool) -> Vec<Strin
              escaped (see the warning).",
         )));
     }
-    if r.latest.capped {
+    // On a terminal the warning says it (once, on stderr); the summary keeps its line.
+    if r.latest.capped && markdown {
         lines.push(render(Message::new().text(format!(
             "Stopped after the newest {MAX_COMMENTS} comments without finding a trusted \
              block; older comments were not read."
