@@ -262,3 +262,38 @@ async fn a_read_only_report_or_label_is_one_warning_and_the_result_points_at_it(
     );
     gh.expect_writes(&["POST /issues/50/comments", "POST /issues/51/labels"]);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn compaction_on_a_terminal_is_one_notice_that_says_what_was_dropped() {
+    let gh = FakeGitHub::with_issue(1, "Codertocat", "List the repositories.").await;
+    let repos = std::fs::read_to_string(crate::support::data("github/repos-280.json")).unwrap();
+    let run = Council::cli()
+        .api(&gh.uri())
+        .env("GH_TOKEN", WORKFLOW_TOKEN)
+        .workspace_file("memory.json", &repos)
+        .args(&["state", "put", "--issue", "1", "--repo", REPO])
+        .args(&["--memory", "@memory.json", "--dry-run"])
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert!(
+        run.stderr.starts_with(
+            "notice: council state put: memory was compacted to fit GitHub's comment limit ("
+        ) && !run.stderr.contains("step summary"),
+        "{}",
+        run.stderr
+    );
+    // The table still says the memory was compacted; no note repeats the notice.
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("  memory         input, compacted  ["))
+    );
+    assert!(
+        !lines
+            .iter()
+            .any(|l| l.contains("note: memory was compacted"))
+    );
+}
