@@ -176,9 +176,11 @@ pub struct Cli {
 }
 
 impl Cli {
-    /// Parses the process arguments (clap prints help and usage errors itself, exit 2).
+    /// Parses the process arguments (clap prints help and usage errors itself, exit 2;
+    /// a flag before its subcommand is told where it goes).
     pub fn parse_args() -> Cli {
-        Cli::parse_from_iter(std::env::args_os()).unwrap_or_else(|e| e.exit())
+        let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+        Cli::parse_from_iter(&args).unwrap_or_else(|e| crate::flag_order::exit(&args, e))
     }
 
     /// [`Cli::parse_args`] over given arguments (tests).

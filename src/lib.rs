@@ -6,5 +6,6 @@
 
 pub mod app;
 pub mod cli;
+pub mod flag_order;
 pub mod runner;
 pub mod settings;

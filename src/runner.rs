@@ -42,12 +42,12 @@ impl Runner {
         for (name, value) in outputs {
             text.push_str(&format_output(name, value, &delimiter_for(value)));
         }
-        append(path, &text)
+        append("GITHUB_OUTPUT file", path, &text)
     }
 
     pub fn append_summary(&self, markdown: &str) -> Result<()> {
         match &self.summary_path {
-            Some(path) => append(path, markdown),
+            Some(path) => append("GITHUB_STEP_SUMMARY file", path, markdown),
             None => Ok(()),
         }
     }
@@ -106,14 +106,14 @@ pub struct FileLine {
     pub column: usize,
 }
 
-fn append(path: &PathBuf, text: &str) -> Result<()> {
+fn append(what: &'static str, path: &PathBuf, text: &str) -> Result<()> {
     let mut file = OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
-        .map_err(|e| Error::io(path, e))?;
+        .map_err(|e| Error::io(what, path, e))?;
     file.write_all(text.as_bytes())
-        .map_err(|e| Error::io(path, e))
+        .map_err(|e| Error::io(what, path, e))
 }
 
 /// A random delimiter that does not occur in the value.

@@ -650,8 +650,16 @@ fn event_source(local: &crate::cli::LocalFlags, env: &RunnerEnv) -> Result<Optio
         .event
         .clone()
         .or_else(|| env.get("GITHUB_EVENT_PATH").map(PathBuf::from));
-    let name = non_empty(local.event_name.clone())
-        .or_else(|| env.get("GITHUB_EVENT_NAME").map(str::to_string));
+    let typed = non_empty(local.event_name.clone());
+    // GitHub sets only real names; a typed one may be a typo, caught before it reads
+    // as "nothing to do" or a stage that does not fit.
+    if let Some(why) = typed
+        .as_deref()
+        .and_then(council_protocol::event::unknown_event_name)
+    {
+        return Err(Error::Usage(format!("--event-name: {why}")));
+    }
+    let name = typed.or_else(|| env.get("GITHUB_EVENT_NAME").map(str::to_string));
     match (name, path) {
         (Some(name), Some(path)) => Ok(Some(EventSource { name, path })),
         (None, None) => Ok(None),
@@ -815,6 +823,32 @@ mod tests {
             resolve(&["council", "assign"], &[("GITHUB_ACTIONS", "true")])
                 .unwrap()
                 .apply
+        );
+    }
+
+    #[test]
+    fn a_mistyped_event_name_is_a_usage_error_naming_the_real_one() {
+        let args = [
+            "council",
+            "--event",
+            "e.json",
+            "--event-name",
+            "pull-request",
+        ];
+        let err = resolve(&args, &[]).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert_eq!(
+            err.to_string(),
+            "--event-name: `pull-request` is not a GitHub event name; did you mean `pull_request`?"
+        );
+        // The runner's own name is GitHub's: never second-guessed.
+        let env = [
+            ("GITHUB_EVENT_NAME", "made_up_event"),
+            ("GITHUB_EVENT_PATH", "/e.json"),
+        ];
+        assert_eq!(
+            resolve(&["council"], &env).unwrap().event.unwrap().name,
+            "made_up_event"
         );
     }
 

@@ -86,7 +86,7 @@ pub async fn finish(
     let context = keep_ledger(run, &executor, &results, &ours, &mut shown).await;
     let audit_path = write_audit_file(run, &context, &mut shown);
     let artifact_id = match &audit_path {
-        Some(_) => upload_artifact(run, &context, &mut shown).await,
+        Some(path) => upload_artifact(run, &context, path, &mut shown).await,
         None => String::new(),
     };
     tell(
@@ -180,17 +180,18 @@ async fn keep_ledger(
 /// `out/audit/PR-<n>.json` in the workspace; its path, or `None` when it could not be
 /// written (a failed effect: the verdict stands).
 fn write_audit_file(run: &PrRun<'_>, context: &ContextObject, shown: &mut Shown) -> Option<String> {
-    let written = audit_file::write(
-        &run.settings.workspace,
-        &context.context_id,
-        &context.to_pretty_json(),
-    );
-    match written {
-        Ok(path) => {
+    match audit_file::write(&run.settings.workspace, context) {
+        Ok(written) => {
+            // A file that was there: replaced (a notice) or kept (a warning), told once.
+            if let Some((level, said)) = &written.said {
+                run.settings
+                    .runner
+                    .annotate(*level, "council audit file", said);
+            }
             shown
                 .notes
-                .push(Message::new().text("audit file: ").value(&path));
-            Some(path)
+                .push(Message::new().text("audit file: ").value(&written.path));
+            Some(written.path)
         }
         Err(why) => {
             let failed = EffectResult::Failed(Message::new().text(why));
@@ -204,8 +205,13 @@ fn write_audit_file(run: &PrRun<'_>, context: &ContextObject, shown: &mut Shown)
 }
 
 /// The audit file as the artifact `audit-PR-<n>`; its id, empty when none was uploaded.
-async fn upload_artifact(run: &PrRun<'_>, context: &ContextObject, shown: &mut Shown) -> String {
-    match upload(run.settings, run.pr.number, context).await {
+async fn upload_artifact(
+    run: &PrRun<'_>,
+    context: &ContextObject,
+    audit_path: &str,
+    shown: &mut Shown,
+) -> String {
+    match upload(run.settings, run.pr.number, context, audit_path).await {
         Upload::Done(id, report) => {
             shown.done.push(Done::new("council artifact", report));
             id

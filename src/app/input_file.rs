@@ -6,7 +6,7 @@
 use std::io::Read;
 use std::path::Path;
 
-use council_protocol::error::{Error, Result};
+use council_protocol::error::{Error, Result, io_reason};
 
 /// Larger files are refused; memory is compacted to fit a 65,536-character comment, so
 /// megabytes of it would only be cut away.
@@ -26,11 +26,11 @@ pub fn resolve_input(workspace: &Path, input: &str, raw: &str) -> Result<String>
     }
     let root = workspace
         .canonicalize()
-        .map_err(|e| Error::io(workspace, e))?;
+        .map_err(|e| Error::io("workspace", workspace, e))?;
     let full = root
         .join(rel)
         .canonicalize()
-        .map_err(|e| bad(format!("cannot read `@{rel}`: {e}")))?;
+        .map_err(|e| bad(format!("cannot read `@{rel}`: {}", io_reason(&e))))?;
     if !full.starts_with(&root) {
         return Err(bad(format!(
             "`@{rel}` resolves to {}, outside the workspace {}; a memory file must be inside it",
@@ -41,11 +41,12 @@ pub fn resolve_input(workspace: &Path, input: &str, raw: &str) -> Result<String>
     if !full.is_file() {
         return Err(bad(format!("`@{rel}` is not a regular file")));
     }
-    let file = std::fs::File::open(&full).map_err(|e| bad(format!("cannot read `@{rel}`: {e}")))?;
+    let file = std::fs::File::open(&full)
+        .map_err(|e| bad(format!("cannot read `@{rel}`: {}", io_reason(&e))))?;
     let mut bytes = Vec::new();
     file.take(MAX_MEMORY_FILE_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| bad(format!("cannot read `@{rel}`: {e}")))?;
+        .map_err(|e| bad(format!("cannot read `@{rel}`: {}", io_reason(&e))))?;
     if bytes.len() as u64 > MAX_MEMORY_FILE_BYTES {
         return Err(bad(format!(
             "`@{rel}` is larger than {} MiB",
@@ -100,6 +101,10 @@ mod tests {
             assert_eq!(error.exit_code(), 2, "{raw}");
             assert!(error.to_string().starts_with("input `memory`"), "{error}");
         }
+        assert_eq!(
+            resolve(dir.path(), "@missing").unwrap_err().to_string(),
+            "input `memory`: cannot read `@missing`: no such file or directory"
+        );
         std::fs::create_dir(dir.path().join("d")).unwrap();
         assert!(resolve(dir.path(), "@d").is_err());
     }

@@ -95,13 +95,13 @@ fn mask_derived_secrets(settings: &Settings) {
     }
 }
 
+/// Nothing to do is a notice, told once (on stderr on a terminal); `--json` prints its
+/// document on stdout as well.
 fn nothing_to_do(settings: &Settings, why: &str) -> Result<Outcome> {
     settings.runner.annotate(Level::Notice, "council", why);
     settings.runner.set_outputs(&Outputs::pending().pairs())?;
     if settings.json {
         println!("{}", run_json::nothing_to_do(settings, why));
-    } else if !settings.in_actions {
-        println!("{why}");
     }
     Ok(Outcome::Passed)
 }
@@ -119,7 +119,7 @@ fn load_event(settings: &Settings) -> Result<Event> {
     })?;
     let shown = display_path(&settings.workspace, &source.path);
     let text = read_text(&source.path, MAX_EVENT_BYTES).map_err(|e| match e {
-        ReadError::Io(e) => Error::io(&shown, e),
+        ReadError::Io(e) => Error::io("event file", &shown, e),
         ReadError::TooLarge => Error::Event {
             path: shown.clone(),
             message: format!(

@@ -46,10 +46,17 @@ pub async fn command(
     event: Option<Event>,
 ) -> Result<Outcome> {
     let stages = command.stages();
-    let event = match (event, &settings.event) {
-        (Some(event), _) => event,
-        (None, Some(_)) => load_event(settings)?,
-        (None, None) => Event::cli(command.name()),
+    let event = match (event, &settings.event, settings.pr) {
+        (Some(event), _, _) => event,
+        (None, Some(_), _) => load_event(settings)?,
+        (None, None, Some(_)) => Event::cli(command.name()),
+        (None, None, None) => {
+            return Err(Error::Usage(format!(
+                "{command} needs a pull request: an event (--event FILE --event-name \
+                 pull_request, e.g. --event examples/pull_request.opened.json), or --pr N \
+                 (with --repo owner/name outside Actions) to read it through the API"
+            )));
+        }
     };
     let clients = Clients::new(settings, &event)?;
     if let Some(number) = settings.pr {
@@ -187,8 +194,6 @@ pub async fn run_pr(
         settings.runner.annotate(Level::Notice, "council", &why);
         if settings.json {
             println!("{}", super::run_json::nothing_to_do(settings, &why));
-        } else if !settings.in_actions {
-            println!("{why}");
         }
         return Ok(Outcome::Passed);
     }

@@ -54,7 +54,7 @@ pub(crate) fn read_local(workspace: &Path, policy_path: &str, explicit: bool) ->
             policy.source = format!("default policy (no local {shown})");
             Ok(policy)
         }
-        Err(ReadError::Io(e)) => Err(Error::io(&shown, e)),
+        Err(ReadError::Io(e)) => Err(Error::io("policy file", &shown, e)),
         Err(ReadError::TooLarge) => Err(Error::Policy {
             location: shown,
             message: format!("larger than {} MiB", MAX_READ >> 20),

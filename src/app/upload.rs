@@ -16,7 +16,13 @@ pub enum Upload {
     Failed(EffectReport),
 }
 
-pub async fn upload(settings: &Settings, pr_number: u64, context: &ContextObject) -> Upload {
+/// Uploads `context` as `audit-PR-<n>`; `audit_path` is where it was written on disk.
+pub async fn upload(
+    settings: &Settings,
+    pr_number: u64,
+    context: &ContextObject,
+    audit_path: &str,
+) -> Upload {
     if !settings.in_actions {
         return Upload::Off("artifact upload runs only inside GitHub Actions".to_string());
     }
@@ -62,9 +68,9 @@ pub async fn upload(settings: &Settings, pr_number: u64, context: &ContextObject
         Ok(UploadOutcome::Skipped { reason }) => Upload::Skipped(reason),
         Err(e) => Upload::Failed(EffectReport::new(
             action,
-            EffectResult::Failed(Message::new().text(format!(
-                "{e}; the audit file stays on disk at out/audit/PR-{pr_number}.json"
-            ))),
+            EffectResult::Failed(
+                Message::new().text(format!("{e}; the audit file stays on disk at {audit_path}")),
+            ),
         )),
     }
 }

@@ -108,14 +108,14 @@ fn check(settings: &Settings, options: &VerifyOptions) -> Result<Value> {
 }
 
 fn verify_file(path: &Path, name: &str, key: Option<&[u8]>) -> Result<VerifiedDocument> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
+    let meta = std::fs::metadata(path).map_err(|e| Error::io("audit file", path, e))?;
     if meta.len() > MAX_FILE_BYTES {
         return Err(Error::Input(format!("{name}: larger than 1 GiB")));
     }
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let file = File::open(path).map_err(|e| Error::io("audit file", path, e))?;
     match verify_reader(BufReader::with_capacity(1 << 16, file), key) {
         Ok(doc) => Ok(doc),
-        Err(StreamError::Io(e)) => Err(Error::io(path, e)),
+        Err(StreamError::Io(e)) => Err(Error::io("audit file", path, e)),
         Err(StreamError::Invalid(t)) if t.kind.is_bad_input() => {
             Err(Error::Input(format!("{name}: {t}")))
         }

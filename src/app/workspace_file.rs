@@ -60,7 +60,7 @@ pub fn resolve(workspace: &Path, input: &str, given: &Path) -> Result<WorkspaceP
 pub fn read(workspace: &Path, path: &WorkspacePath, max: u64) -> Result<Option<String>> {
     match fs::symlink_metadata(&path.full) {
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::io(&path.shown, e)),
+        Err(e) => return Err(Error::io("ASSISTANT_CONTEXT file", &path.shown, e)),
         Ok(meta) if meta.file_type().is_symlink() => {
             return Err(Error::Input(format!(
                 "{} is a symbolic link; ASSISTANT_CONTEXT files are read and written only as \
@@ -88,7 +88,9 @@ pub fn read(workspace: &Path, path: &WorkspacePath, max: u64) -> Result<Option<S
     }
     match crate::app::read_text(&path.full, max) {
         Ok(text) => Ok(Some(text)),
-        Err(crate::app::ReadError::Io(e)) => Err(Error::io(&path.shown, e)),
+        Err(crate::app::ReadError::Io(e)) => {
+            Err(Error::io("ASSISTANT_CONTEXT file", &path.shown, e))
+        }
         Err(crate::app::ReadError::TooLarge) => Err(Error::Input(format!(
             "{} is larger than {max} bytes",
             path.shown

@@ -101,11 +101,12 @@ async fn the_cli_names_files_and_a_secret_by_field_and_line_only() {
     run.assert_code(1);
     // The file itself holds the token (planted by the test); nothing council printed does.
     assert!(!run.stdout.contains(&token) && !run.stderr.contains(&token));
+    // Each file's verdict on stdout; each problem once, on stderr.
     insta::assert_snapshot!(run.stdout, @r"
-    invalid  a/ASSISTANT_CONTEXT.md
-      a/ASSISTANT_CONTEXT.md:3:23: `purpose`: holds a plaintext secret (GitHub token); RFC 0001 forbids secrets in ASSISTANT_CONTEXT files: point to an environment variable or a secret store
+    invalid  a/ASSISTANT_CONTEXT.md (1 problem)
     ok       b/ASSISTANT_CONTEXT.md
     ");
+    insta::assert_snapshot!(run.stderr, @"error: council context: a/ASSISTANT_CONTEXT.md:3:23: `purpose`: holds a plaintext secret (GitHub token); RFC 0001 forbids secrets in ASSISTANT_CONTEXT files: point to an environment variable or a secret store");
     let run = Council::cli()
         .args(&["context", "validate", "../outside.md"])
         .run()

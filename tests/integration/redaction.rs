@@ -69,17 +69,18 @@ async fn context_validate_names_token_values_and_keys_by_kind_and_length() {
     let run = validate(false).run().await;
     run.assert_code(1);
     assert_run_clean(&run, &["ASSISTANT_CONTEXT.yaml"]);
+    // The verdict on stdout; each problem once, on stderr.
+    assert_eq!(run.stdout, "invalid  ASSISTANT_CONTEXT.yaml (7 problems)\n");
     assert_eq!(
-        run.stdout,
+        run.stderr,
         format!(
-            "invalid  ASSISTANT_CONTEXT.yaml
-  ASSISTANT_CONTEXT.yaml:2:9: `status`: `status` is `{SHOWN}`; use one of active, paused, completed
-  ASSISTANT_CONTEXT.yaml:2:9: `status`: holds a plaintext secret (GitHub token); RFC 0001 forbids secrets in ASSISTANT_CONTEXT files: point to an environment variable or a secret store
-  ASSISTANT_CONTEXT.yaml:3:1: `{SHOWN}`: holds a plaintext secret (GitHub token); RFC 0001 forbids secrets in ASSISTANT_CONTEXT files: point to an environment variable or a secret store
-  ASSISTANT_CONTEXT.yaml:4:13: `created_at`: `created_at` is not an ISO 8601 date and time with a time zone, such as 2025-12-30T10:00:00+01:00 or 2025-12-30T09:00:00Z (found `{SHOWN}`)
-  ASSISTANT_CONTEXT.yaml:4:14: `created_at`: holds a plaintext secret (GitHub token); RFC 0001 forbids secrets in ASSISTANT_CONTEXT files: point to an environment variable or a secret store
-  ASSISTANT_CONTEXT.yaml:5:1: `{SHOWN}`: `{SHOWN}` appears more than once (first on line 3); keep one
-  ASSISTANT_CONTEXT.yaml:5:1: `{SHOWN}`: holds a plaintext secret (GitHub token); RFC 0001 forbids secrets in ASSISTANT_CONTEXT files: point to an environment variable or a secret store
+            "error: council context: ASSISTANT_CONTEXT.yaml:2:9: `status`: `status` is `{SHOWN}`; use one of active, paused, completed
+error: council context: ASSISTANT_CONTEXT.yaml:2:9: `status`: holds a plaintext secret (GitHub token); RFC 0001 forbids secrets in ASSISTANT_CONTEXT files: point to an environment variable or a secret store
+error: council context: ASSISTANT_CONTEXT.yaml:3:1: `{SHOWN}`: holds a plaintext secret (GitHub token); RFC 0001 forbids secrets in ASSISTANT_CONTEXT files: point to an environment variable or a secret store
+error: council context: ASSISTANT_CONTEXT.yaml:4:13: `created_at`: `created_at` is not an ISO 8601 date and time with a time zone, such as 2025-12-30T10:00:00+01:00 or 2025-12-30T09:00:00Z (found `{SHOWN}`)
+error: council context: ASSISTANT_CONTEXT.yaml:4:14: `created_at`: holds a plaintext secret (GitHub token); RFC 0001 forbids secrets in ASSISTANT_CONTEXT files: point to an environment variable or a secret store
+error: council context: ASSISTANT_CONTEXT.yaml:5:1: `{SHOWN}`: `{SHOWN}` appears more than once (first on line 3); keep one
+error: council context: ASSISTANT_CONTEXT.yaml:5:1: `{SHOWN}`: holds a plaintext secret (GitHub token); RFC 0001 forbids secrets in ASSISTANT_CONTEXT files: point to an environment variable or a secret store
 "
         )
     );

@@ -365,15 +365,15 @@ async fn the_cli_prints_json_or_a_readable_view() {
     run.assert_code(0);
     insta::assert_snapshot!(run.stdout, @r#"
     state of Codertocat/Hello-World#1
-      intent       fix_typo
-      step         testing
-      progress     60
-      memory       {"files_changed":["README.md"]}
-      next_action  open_pr
-      agent        -
-      plan         -
-      input_request -
-      metrics      -
+      intent         fix_typo
+      step           testing
+      progress       60
+      memory         {"files_changed":["README.md"]}
+      next_action    open_pr
+      agent          -
+      plan           -
+      input_request  -
+      metrics        -
       Read from https://github.com/Codertocat/Hello-World/pull/1#issuecomment-5001 by "github-actions[bot]" (2026-11-18T12:30:01Z).
       note: policy: default policy (no local .github/council.yml)
       note: comments read: 1 in 1 page

@@ -30,9 +30,11 @@ pub enum Error {
     #[error("{}", shown(.0))]
     Input(String),
 
-    /// A local file could not be read or written.
-    #[error("{}: {source}", shown(&path.to_string_lossy()))]
+    /// A local file could not be read or written; `what` names the input it is (`event
+    /// file`, `policy file`), so that the message says more than the operating system.
+    #[error("{what} {}: {}", shown(&path.to_string_lossy()), io_reason(source))]
     Io {
+        what: &'static str,
         path: PathBuf,
         #[source]
         source: std::io::Error,
@@ -95,11 +97,27 @@ impl Error {
         )
     }
 
-    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+    /// A file error naming `what` the file is: `Error::io("event file", path, e)` reads
+    /// `event file nope.json: no such file or directory`.
+    pub fn io(what: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
+            what,
             path: path.into(),
             source,
         }
+    }
+}
+
+/// What went wrong with a file, in words rather than the operating system's (`No such
+/// file or directory (os error 2)`); kinds without better words keep the system's text.
+pub fn io_reason(e: &std::io::Error) -> String {
+    use std::io::ErrorKind;
+    match e.kind() {
+        ErrorKind::NotFound => "no such file or directory".to_string(),
+        ErrorKind::PermissionDenied => "permission denied".to_string(),
+        ErrorKind::IsADirectory => "is a directory, not a file".to_string(),
+        ErrorKind::NotADirectory => "a part of the path is not a directory".to_string(),
+        _ => e.to_string(),
     }
 }
 
@@ -170,6 +188,22 @@ mod tests {
         assert_eq!(Outcome::Passed.exit_code(), 0);
         assert_eq!(Outcome::GateFailed.exit_code(), 1);
         assert_eq!(Outcome::EffectFailed.exit_code(), 3);
+    }
+
+    #[test]
+    fn a_file_error_names_the_input_and_says_what_went_wrong_in_words() {
+        let missing = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let e = Error::io("event file", "nope.json", missing);
+        assert_eq!(
+            e.to_string(),
+            "event file nope.json: no such file or directory"
+        );
+        assert_eq!(e.exit_code(), 2);
+        let dir = std::io::Error::from(std::io::ErrorKind::IsADirectory);
+        assert_eq!(
+            Error::io("policy file", "conf", dir).to_string(),
+            "policy file conf: is a directory, not a file"
+        );
     }
 
     #[test]

@@ -110,7 +110,7 @@ impl Event {
             .find(|k| !payload[**k].is_object())
         {
             return Err(bad(format!(
-                "a `{name}` payload has an object `{key}`; this one does not. Does \
+                "`{name}` payloads have an object `{key}`; this one does not. Does \
                  GITHUB_EVENT_NAME (or --event-name) name the event in the file?"
             )));
         }
@@ -263,6 +263,99 @@ fn required_key(name: &str) -> &'static [&'static str] {
     }
 }
 
+/// Every event name GitHub Actions sets in `GITHUB_EVENT_NAME` (a workflow's `on:` keys,
+/// and `dynamic` for GitHub's own workflows): a name outside it can only be a typo.
+pub const GITHUB_EVENT_NAMES: &[&str] = &[
+    "branch_protection_rule",
+    "check_run",
+    "check_suite",
+    "create",
+    "delete",
+    "deployment",
+    "deployment_status",
+    "discussion",
+    "discussion_comment",
+    "dynamic",
+    "fork",
+    "gollum",
+    "issue_comment",
+    "issues",
+    "label",
+    "merge_group",
+    "milestone",
+    "page_build",
+    "project",
+    "project_card",
+    "project_column",
+    "public",
+    "pull_request",
+    "pull_request_review",
+    "pull_request_review_comment",
+    "pull_request_target",
+    "push",
+    "registry_package",
+    "release",
+    "repository_dispatch",
+    "schedule",
+    "status",
+    "watch",
+    "workflow_call",
+    "workflow_dispatch",
+    "workflow_run",
+];
+
+/// A typed event name that is not one GitHub sets: why, and the closest name GitHub
+/// does set (case, `-` or ` ` for `_` and an action after a `.` ignored, else at most
+/// two edits away).
+/// `None` for a real name.
+pub fn unknown_event_name(name: &str) -> Option<String> {
+    if GITHUB_EVENT_NAMES.contains(&name) {
+        return None;
+    }
+    // `pull_request.opened`: the action is the payload's, the name is before the dot.
+    let bare = name.trim().split('.').next().unwrap_or_default();
+    let normal: String = bare
+        .chars()
+        .map(|c| match c {
+            '-' | ' ' => '_',
+            c => c.to_ascii_lowercase(),
+        })
+        .collect();
+    let closest = GITHUB_EVENT_NAMES
+        .iter()
+        .map(|known| (edit_distance(&normal, known), *known))
+        .min()
+        .filter(|(distance, _)| *distance <= 2);
+    Some(match closest {
+        Some((_, known)) => {
+            format!("`{name}` is not a GitHub event name; did you mean `{known}`?")
+        }
+        None => format!(
+            "`{name}` is not a GitHub event name (council acts on pull_request, \
+             pull_request_target, pull_request_review, check_suite, workflow_run, status, \
+             push, issue_comment, issues and workflow_dispatch)"
+        ),
+    })
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
+}
+
 /// The real `pull_request.opened` payload's PR (head `changes` → `master`), for tests.
 #[cfg(test)]
 pub(crate) fn sample_pull_request() -> PullRequest {
@@ -396,6 +489,46 @@ mod tests {
         payload["workflow_run"]["head_repository"] = Value::Null;
         let unnamed = Event::parse("workflow_run", &payload.to_string(), "event.json").unwrap();
         assert!(unnamed.run_is_from_fork());
+    }
+
+    #[test]
+    fn a_mistyped_event_name_gets_the_closest_real_one() {
+        assert_eq!(unknown_event_name("pull_request"), None);
+        assert_eq!(unknown_event_name("dynamic"), None);
+        for (typed, meant) in [
+            ("pull-request", "pull_request"),
+            ("Pull_Request", "pull_request"),
+            ("pullrequest", "pull_request"),
+            ("pull_request.opened", "pull_request"),
+            ("issue", "issues"),
+            ("issue-comment", "issue_comment"),
+            ("workflow-run", "workflow_run"),
+        ] {
+            assert_eq!(
+                unknown_event_name(typed).as_deref(),
+                Some(
+                    format!("`{typed}` is not a GitHub event name; did you mean `{meant}`?")
+                        .as_str()
+                ),
+            );
+        }
+        let far = unknown_event_name("deploy everything").unwrap();
+        assert!(
+            far.starts_with(
+                "`deploy everything` is not a GitHub event name (council acts on pull_request,"
+            ),
+            "{far}"
+        );
+    }
+
+    #[test]
+    fn a_payload_without_its_events_object_says_which_one_with_a_right_article() {
+        let e = Event::parse("issues", &fixture("pull_request.opened"), "e.json").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "event e.json: `issues` payloads have an object `issue`; this one does not. Does \
+             GITHUB_EVENT_NAME (or --event-name) name the event in the file?"
+        );
     }
 
     #[test]

@@ -46,22 +46,7 @@ pub fn validate(settings: &Settings) -> Result<Outcome> {
             result,
         });
     }
-    for c in &checked {
-        let (level, problems) = match &c.result {
-            Err(problems) => (Level::Error, problems.as_slice()),
-            Ok(file) => (Level::Warning, file.warnings()),
-        };
-        for p in problems {
-            let at = FileLine {
-                file: p.file.clone(),
-                line: p.line,
-                column: p.column,
-            };
-            settings
-                .runner
-                .annotate_at(level, TITLE, &at, &p.to_string());
-        }
-    }
+    announce_problems(settings, &checked);
     if checked.is_empty() {
         settings.runner.annotate(
             Level::Notice,
@@ -96,6 +81,28 @@ pub fn validate(settings: &Settings) -> Result<Outcome> {
     })
 }
 
+/// Each problem of an invalid file (an error) and each warning of a valid one, once: as
+/// an annotation on the file's line in Actions, `error: …`/`warning: …` on stderr on a
+/// terminal (stdout says only each file's verdict).
+fn announce_problems(settings: &Settings, checked: &[Checked]) {
+    for c in checked {
+        let (level, problems) = match &c.result {
+            Err(problems) => (Level::Error, problems.as_slice()),
+            Ok(file) => (Level::Warning, file.warnings()),
+        };
+        for p in problems {
+            let at = FileLine {
+                file: p.file.clone(),
+                line: p.line,
+                column: p.column,
+            };
+            settings
+                .runner
+                .annotate_at(level, TITLE, &at, &p.to_string());
+        }
+    }
+}
+
 /// `context show PATH`: one file's fields (exit 1 with its problems when invalid).
 pub fn show(settings: &Settings) -> Result<Outcome> {
     let given = settings.context.paths.first().cloned().unwrap_or_default();
@@ -106,6 +113,7 @@ pub fn show(settings: &Settings) -> Result<Outcome> {
         result: assistant_context::validate(&path.shown, &text),
         path: path.shown,
     };
+    announce_problems(settings, std::slice::from_ref(&checked));
     if settings.json {
         println!("{}", report::file_json(&checked));
     } else {

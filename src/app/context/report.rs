@@ -60,22 +60,25 @@ pub fn validate_markdown(checked: &[Checked], capped: bool) -> String {
     out
 }
 
+/// Each file's verdict, one line each; its problems and warnings are told once, on
+/// stderr (see `announce_problems`).
 pub fn validate_plain(checked: &[Checked]) -> String {
     let mut out = String::new();
     for c in checked {
         match &c.result {
-            Ok(file) => {
+            Ok(file) if file.warnings().is_empty() => {
                 out.push_str(&format!("ok       {}\n", visible(&c.path)));
-                for w in file.warnings() {
-                    out.push_str(&format!("  warning: {}\n", visible(&w.to_string())));
-                }
             }
-            Err(problems) => {
-                out.push_str(&format!("invalid  {}\n", visible(&c.path)));
-                for p in problems {
-                    out.push_str(&format!("  {}\n", visible(&p.to_string())));
-                }
-            }
+            Ok(file) => out.push_str(&format!(
+                "ok       {} ({})\n",
+                visible(&c.path),
+                count(file.warnings().len(), "warning")
+            )),
+            Err(problems) => out.push_str(&format!(
+                "invalid  {} ({})\n",
+                visible(&c.path),
+                count(problems.len(), "problem")
+            )),
         }
     }
     if checked.is_empty() {
@@ -151,10 +154,12 @@ pub fn show_plain(file: &ContextFile) -> String {
             body.lines().count()
         ));
     }
-    for w in file.warnings() {
-        out.push_str(&format!("  warning: {}\n", visible(&w.to_string())));
-    }
     out
+}
+
+/// `1 problem`, `2 problems`.
+fn count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", plural(n))
 }
 
 /// What `context sync --direction to-file` did.

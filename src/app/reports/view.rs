@@ -40,12 +40,16 @@ pub fn report_markdown(v: &ReportView) -> String {
 }
 
 pub fn report_plain(v: &ReportView) -> String {
+    // On a terminal the warning says why, once (on stderr).
+    let headline = match v.outcome {
+        "read_only" => "Not posted (see the warning).".to_owned(),
+        _ => headline(v),
+    };
     let mut out = format!(
-        "report of {} on {}#{}: {}\n",
+        "report of {} on {}#{}: {headline}\n",
         visible(&v.report.agent_id),
         v.repo,
         v.registry,
-        headline(v)
     );
     if v.outcome == "dry_run" {
         out.push_str("--- the comment that would be posted ---\n");
@@ -143,7 +147,9 @@ fn recommendation(v: &AssignView) -> String {
     }
 }
 
-fn notes(v: &AssignView) -> Vec<String> {
+/// The notes under the ranking; `terminal`: what a warning already said on stderr is
+/// only pointed at.
+fn notes(v: &AssignView, terminal: bool) -> Vec<String> {
     let f = v.found;
     let mut notes = vec![format!(
         "registry #{}: {} in {}, {}",
@@ -170,7 +176,10 @@ fn notes(v: &AssignView) -> Vec<String> {
             count(f.warnings.len(), "invalid report")
         ));
     }
-    notes.push(v.label.describe());
+    notes.push(match v.label {
+        LabelChange::ReadOnly(l) if terminal => format!("{l} was not applied (see the warning)"),
+        label => label.describe(),
+    });
     notes.push(format!("GitHub API requests: {}", v.requests));
     notes
 }
@@ -211,7 +220,7 @@ pub fn assign_markdown(v: &AssignView) -> String {
         }
         out.push('\n');
     }
-    let notes: Vec<String> = notes(v).iter().map(|n| escape_inline(n)).collect();
+    let notes: Vec<String> = notes(v, false).iter().map(|n| escape_inline(n)).collect();
     out.push_str(&format!("<sub>{}</sub>\n", notes.join(" · ")));
     out
 }
@@ -232,7 +241,7 @@ pub fn assign_plain(v: &AssignView) -> String {
             out.push_str(&format!("       {}\n", visible(reason)));
         }
     }
-    for note in notes(v) {
+    for note in notes(v, true) {
         out.push_str(&format!("  note: {}\n", visible(&note)));
     }
     out

@@ -60,19 +60,29 @@ pub(crate) async fn publish(
         run_key: &run_key,
     };
     if written == Written::ReadOnly {
-        let why = put_report::put_plain(&put);
-        let first = why.lines().next().unwrap_or_default();
+        settings.runner.annotate(
+            Level::Warning,
+            "council state put",
+            &format!(
+                "{}#{}: {}",
+                put.read.repo,
+                put.read.issue,
+                put_report::READ_ONLY
+            ),
+        );
+    }
+    if let Some(note) = put_report::compaction_note(&put) {
+        // The step summary has the details in Actions; a terminal has only this line.
+        let message = if settings.in_actions {
+            "memory was compacted to fit GitHub's 65,536-character comment limit; the step \
+             summary says what was dropped"
+                .to_string()
+        } else {
+            note.plain()
+        };
         settings
             .runner
-            .annotate(Level::Warning, "council state put", first);
-    }
-    if rendered.compaction.is_some() {
-        settings.runner.annotate(
-            Level::Notice,
-            "council state put",
-            "memory was compacted to fit GitHub's 65,536-character comment limit; the step \
-             summary says what was dropped",
-        );
+            .annotate(Level::Notice, "council state put", &message);
     }
     settings
         .runner

@@ -98,26 +98,38 @@ fn put_headline(p: &PutReport, markdown: bool) -> String {
         Written::DryRun => {
             Message::new().text("Dry run: nothing was posted; the comment below would be.")
         }
-        Written::ReadOnly => Message::new().text(
-            "Not posted: the token may not write comments (403). Grant \"issues: write\" in \
-             the workflow's permissions (runs of pull_request from forks always get a \
-             read-only token).",
-        ),
+        // On a terminal the warning says why, once (on stderr).
+        Written::ReadOnly if !markdown => Message::new().text("Not posted (see the warning)."),
+        Written::ReadOnly => Message::new().text(READ_ONLY),
     };
     if markdown { m.markdown() } else { m.plain() }
 }
 
-fn put_notes(p: &PutReport) -> Vec<Message> {
+/// Why a read-only token posted nothing, and the fix: the warning, and the summary's
+/// headline.
+pub const READ_ONLY: &str = "Not posted: the token may not write comments (403). Grant \
+     \"issues: write\" in the workflow's permissions (runs of pull_request from forks \
+     always get a read-only token).";
+
+/// What compaction dropped, for the summary and the terminal's notice.
+pub fn compaction_note(p: &PutReport) -> Option<Message> {
+    let c = p.rendered.compaction.as_ref()?;
+    let mut m = Message::new().text(format!(
+        "memory was compacted to fit GitHub's comment limit ({} → {} characters)",
+        c.original_chars, c.compacted_chars
+    ));
+    for line in &c.notes {
+        m = m.text("; ").value(line);
+    }
+    Some(m)
+}
+
+/// Notes under the table; on a terminal (`markdown` false) compaction is a notice on
+/// stderr instead.
+fn put_notes(p: &PutReport, markdown: bool) -> Vec<Message> {
     let mut notes = Vec::new();
-    if let Some(c) = &p.rendered.compaction {
-        let mut m = Message::new().text(format!(
-            "memory was compacted to fit GitHub's comment limit ({} → {} characters)",
-            c.original_chars, c.compacted_chars
-        ));
-        for line in &c.notes {
-            m = m.text("; ").value(line);
-        }
-        notes.push(m);
+    if markdown {
+        notes.extend(compaction_note(p));
     }
     if p.rendered.summary_truncated {
         notes.push(Message::new().text("the summary was cut to fit"));
@@ -142,7 +154,7 @@ pub fn put_markdown(p: &PutReport) -> String {
     }
     out.push('\n');
     out.push_str(&super::report::v21_markdown(&p.rendered.state));
-    for note in put_notes(p) {
+    for note in put_notes(p, true) {
         out.push_str(&format!("{}\n\n", note.markdown()));
     }
     for line in provenance(r, true, true) {
@@ -169,7 +181,7 @@ pub fn put_plain(p: &PutReport) -> String {
         put_headline(p, false)
     );
     push_plain_fields(&mut out, &p.rendered.state, |name| Some(origin(p, name)));
-    for note in put_notes(p) {
+    for note in put_notes(p, false) {
         out.push_str(&format!("  note: {}\n", note.plain()));
     }
     for line in provenance(r, false, true) {

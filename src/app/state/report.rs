@@ -212,7 +212,8 @@ pub(super) fn provenance(r: &ReadReport, markdown: bool, put: bool) -> Vec<Strin
              escaped (see the warning).",
         )));
     }
-    if r.latest.capped {
+    // On a terminal the warning says it (once, on stderr); the summary keeps its line.
+    if r.latest.capped && markdown {
         lines.push(render(Message::new().text(format!(
             "Stopped after the newest {MAX_COMMENTS} comments without finding a trusted \
              block; older comments were not read."
@@ -280,21 +281,58 @@ pub fn get_plain(r: &ReadReport) -> String {
     out
 }
 
+/// The fields as a table: name, then (for `put`) where the value came from, then the
+/// value. Every column but the last is as wide as its widest cell (in characters), so
+/// the values line up whatever the names; the value, last, may be as long as it is.
 pub(super) fn push_plain_fields(
     out: &mut String,
     state: &AgentState,
     origin: impl Fn(&str) -> Option<String>,
 ) {
+    let mut rows: Vec<Vec<String>> = Vec::new();
     for (name, value) in fields(state) {
         let shown = value.as_deref().map(visible).unwrap_or_else(|| "-".into());
-        match origin(name) {
-            Some(from) => out.push_str(&format!("  {name:<12} {shown}  ({from})\n")),
-            None => out.push_str(&format!("  {name:<12} {shown}\n")),
-        }
+        let mut row = vec![name.to_string()];
+        row.extend(origin(name));
+        row.push(shown);
+        rows.push(row);
     }
     for name in unknown_names(state) {
-        out.push_str(&format!("  {:<12} <{}>…\n", "other", visible(&name)));
+        let mut row = vec!["other".to_string()];
+        row.extend(origin("other").map(|_| String::new()));
+        row.push(format!("<{}>…", visible(&name)));
+        rows.push(row);
     }
+    out.push_str(&aligned(&rows, "  "));
+}
+
+/// Rows as lines under `indent`, two spaces between columns; every column but the last
+/// padded to its widest cell, counted in characters (what a terminal shows of the names
+/// and origins, which are ASCII, and of any other text but the widest scripts).
+pub(super) fn aligned(rows: &[Vec<String>], indent: &str) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let mut widths = vec![0; columns];
+    for row in rows {
+        for (i, cell) in row.iter().enumerate().take(row.len().saturating_sub(1)) {
+            widths[i] = widths[i].max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in rows {
+        let mut line = indent.to_string();
+        for (i, cell) in row.iter().enumerate() {
+            if i + 1 < row.len() {
+                let pad = widths[i] - cell.chars().count();
+                line.push_str(cell);
+                line.push_str(&" ".repeat(pad + 2));
+            } else {
+                line.push_str(cell);
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
 }
 
 pub fn state_json(state: &AgentState) -> Value {
@@ -338,4 +376,70 @@ pub fn get_json(r: &ReadReport) -> Value {
     out["state"] = state_json(&s.state);
     out["comment_url"] = json!(s.source.as_ref().map_or("", |src| src.html_url.as_str()));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use council_protocol::agent_state::parse_block;
+
+    fn table(xml: &str, origin: impl Fn(&str) -> Option<String>) -> String {
+        let state = parse_block(xml).unwrap();
+        let mut out = String::new();
+        push_plain_fields(&mut out, &state, origin);
+        out
+    }
+
+    #[test]
+    fn the_field_table_lines_up_whatever_the_names_and_values() {
+        let question = "Which of the three database migrations should run first: \
+                        the users table, the orders table, or the 日本語 audit log?";
+        let xml = format!(
+            "<agent-state><intent>ship</intent><step>waiting_for_answer</step>\
+             <progress>40</progress><next_action>ask</next_action>\
+             <input_request><status>open</status><question>{question}</question></input_request>\
+             <reviewer_notes>x</reviewer_notes></agent-state>"
+        );
+        insta::assert_snapshot!(table(&xml, |_| None), @r"
+          intent         ship
+          step           waiting_for_answer
+          progress       40
+          memory         -
+          next_action    ask
+          agent          -
+          plan           -
+          input_request  open: Which of the three database migrations should run first: the users table, the orders table, or the 日本語 audit log?
+          metrics        -
+          other          <reviewer_notes>…
+        ");
+        let from = |name: &str| {
+            Some(match name {
+                "intent" | "input_request" => "input".to_string(),
+                "progress" => "task list: 2 of 5 checked".to_string(),
+                _ => "carried over".to_string(),
+            })
+        };
+        insta::assert_snapshot!(table(&xml, from), @r"
+          intent         input                      ship
+          step           carried over               waiting_for_answer
+          progress       task list: 2 of 5 checked  40
+          memory         carried over               -
+          next_action    carried over               ask
+          agent          carried over               -
+          plan           carried over               -
+          input_request  input                      open: Which of the three database migrations should run first: the users table, the orders table, or the 日本語 audit log?
+          metrics        carried over               -
+          other                                     <reviewer_notes>…
+        ");
+    }
+
+    #[test]
+    fn columns_are_as_wide_as_their_widest_cell_in_characters() {
+        let rows = vec![
+            vec!["ä".to_string(), "x".to_string()],
+            vec!["long_name".to_string(), "y".to_string()],
+            vec!["é".to_string()],
+        ];
+        assert_eq!(aligned(&rows, ""), "ä          x\nlong_name  y\né\n");
+    }
 }

@@ -83,11 +83,72 @@ pub(super) fn read<T: DeserializeOwned>(text: &str) -> Result<T, Problem> {
             e.into_inner()
         })
     })
-    .map_err(|e| Problem {
-        at: e.location().map(|l| (l.line(), l.column())),
-        field: path.as_ref().map(field_path).unwrap_or_default(),
-        message: message(&e),
+    .map_err(|e| {
+        let at = e.location().map(|l| (l.line(), l.column()));
+        let mut message = message(&e);
+        if let Some(found) = at
+            .filter(|_| is_type_error(&e))
+            .and_then(|at| scalar_at(text, at))
+        {
+            message.push_str(&format!(", found `{found}`"));
+        }
+        Problem {
+            at,
+            field: path.as_ref().map(field_path).unwrap_or_default(),
+            message,
+        }
     })
+}
+
+/// The scalar a type error points at (`ten` in `max_files: ten`), as written: up to the
+/// end of its line or a comment, at most 40 characters.
+fn scalar_at(text: &str, (line, column): (u64, u64)) -> Option<String> {
+    let line = text
+        .lines()
+        .nth(usize::try_from(line).ok()?.checked_sub(1)?)?;
+    let rest: String = line
+        .chars()
+        .skip(usize::try_from(column).ok()?.checked_sub(1)?)
+        .collect();
+    let value = rest.split(" #").next().unwrap_or_default().trim();
+    if value.is_empty() {
+        return None;
+    }
+    Some(match value.char_indices().nth(40) {
+        Some((end, _)) => format!("{}…", &value[..end]),
+        None => value.to_string(),
+    })
+}
+
+fn root(e: &serde_saphyr::Error) -> &serde_saphyr::Error {
+    let mut root = e;
+    while let serde_saphyr::Error::WithSnippet { error, .. }
+    | serde_saphyr::Error::AliasError { error, .. } = root
+    {
+        root = error;
+    }
+    root
+}
+
+/// A scalar of the wrong kind (`ten` where a number goes): worth quoting.
+fn is_type_error(e: &serde_saphyr::Error) -> bool {
+    matches!(root(e), serde_saphyr::Error::InvalidScalar { .. })
+}
+
+/// What a scalar of type `ty` must look like, in the policy's words (`invalid u64` says
+/// nothing to someone who wrote `max_files: ten`).
+fn expected_scalar(ty: &str) -> String {
+    let bounded = |max: u64| format!("expected a whole number from 0 to {max}");
+    match ty {
+        "u8" => bounded(u8::MAX.into()),
+        "u16" => bounded(u16::MAX.into()),
+        "u32" => bounded(u32::MAX.into()),
+        "u64" | "usize" | "u128" => "expected a whole number (0 or more)".to_string(),
+        "i8" | "i16" | "i32" | "i64" | "isize" | "i128" => "expected a whole number".to_string(),
+        "f32" | "f64" => "expected a number".to_string(),
+        "bool" | "boolean" => "expected true or false".to_string(),
+        other => format!("invalid {other}"),
+    }
 }
 
 /// `Spanned<T>` reads as a map `{value, referenced, defined}`; its `value` segment is not
@@ -112,13 +173,9 @@ fn field_path(path: &serde_path_to_error::Path) -> String {
 }
 
 fn message(e: &serde_saphyr::Error) -> String {
-    let mut root = e;
-    while let serde_saphyr::Error::WithSnippet { error, .. }
-    | serde_saphyr::Error::AliasError { error, .. } = root
-    {
-        root = error;
-    }
+    let root = root(e);
     match root {
+        serde_saphyr::Error::InvalidScalar { ty, .. } => expected_scalar(ty),
         serde_saphyr::Error::Budget { breach, .. } => breach_message(breach),
         serde_saphyr::Error::AliasReplayLimitExceeded {
             max_total_replayed_events,
@@ -127,7 +184,7 @@ fn message(e: &serde_saphyr::Error) -> String {
             "aliases expand to more than {max_total_replayed_events} YAML events, the limit \
              for a policy"
         ),
-        _ => yaml_message(&root.to_string()),
+        _ => plain_words(yaml_message(&root.to_string())),
     }
 }
 
@@ -148,6 +205,15 @@ fn breach_message(breach: &BudgetBreach) -> String {
         }
         BudgetBreach::Documents { .. } => "more than one YAML document".to_string(),
         other => format!("over a YAML parsing limit: {other:?}"),
+    }
+}
+
+/// The parser's words for a missing list or map, in the policy's.
+fn plain_words(message: String) -> String {
+    match message.as_str() {
+        "expected sequence start" => "expected a list (`[a, b]`, or one `- a` line each)".into(),
+        "expected mapping start" => "expected keys with values (`key: value` lines)".into(),
+        _ => message,
     }
 }
 

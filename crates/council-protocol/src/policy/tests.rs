@@ -39,10 +39,12 @@ fn unknown_keys_are_errors_with_file_line_column_and_field() {
 
 #[test]
 fn wrong_types_name_the_field() {
-    insta::assert_snapshot!(said("review:\n  secret_scan: maybe\n"), @"policy .github/council.yml@main:2:16: review.secret_scan: invalid boolean");
+    insta::assert_snapshot!(said("review:\n  secret_scan: maybe\n"), @"policy .github/council.yml@main:2:16: review.secret_scan: expected true or false, found `maybe`");
+    insta::assert_snapshot!(said("review:\n  diff_size:\n    max_files: ten # files\n"), @"policy .github/council.yml@main:3:16: review.diff_size.max_files: expected a whole number (0 or more), found `ten`");
+    insta::assert_snapshot!(said("release:\n  required_approvals: -1\n"), @"policy .github/council.yml@main:2:23: release.required_approvals: expected a whole number from 0 to 4294967295, found `-1`");
     insta::assert_snapshot!(said("release:\n  merge_method: fast\n"), @"policy .github/council.yml@main:2:17: release.merge_method: unknown variant `fast`, expected one of merge, squash, rebase");
     insta::assert_snapshot!(said("branches:\n  exempt: [\"a/**\", {b: c}]\n"), @"policy .github/council.yml@main:2:20: branches.exempt[1]: expected string scalar");
-    insta::assert_snapshot!(said("review:\n  docs:\n    code: [a]\n    docs: [b]\n    map:\n      - {code: [x], docs: y}\n"), @"policy .github/council.yml@main:6:27: review.docs.map[0].docs: expected sequence start");
+    insta::assert_snapshot!(said("review:\n  docs:\n    code: [a]\n    docs: [b]\n    map:\n      - {code: [x], docs: y}\n"), @"policy .github/council.yml@main:6:27: review.docs.map[0].docs: expected a list (`[a, b]`, or one `- a` line each)");
     insta::assert_snapshot!(said("version: 2\n"), @"policy .github/council.yml@main:1:10: version: version 2 is not supported; this council reads version 1");
     assert!(
         err("branches: [\n")
