@@ -227,9 +227,9 @@ fn git(root: &Path, args: &[&str]) -> Result<String> {
 
 fn write(path: &PathBuf, text: &str) -> Result<()> {
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        std::fs::create_dir_all(dir).map_err(|e| Error::io("directory", dir, e))?;
     }
-    std::fs::write(path, text).map_err(|e| Error::io(path, e))
+    std::fs::write(path, text).map_err(|e| Error::io("file", path, e))
 }
 
 fn next_steps(action: &str) -> String {

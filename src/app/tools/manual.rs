@@ -18,7 +18,7 @@ pub fn completions(shell: Shell) -> Result<Outcome> {
 
 /// `council.1` and one page per subcommand (`council-state-get.1`), into `dir`.
 pub fn man_pages(dir: &Path) -> Result<Outcome> {
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::io("man page directory", dir, e))?;
     let command = Cli::command();
     let written = write_pages(&command, "council", dir)?;
     eprintln!("wrote {written} man pages into {}", dir.display());
@@ -32,7 +32,7 @@ fn write_pages(command: &clap::Command, name: &str, dir: &Path) -> Result<usize>
         .render(&mut page)
         .map_err(|e| Error::Usage(format!("cannot render the man page of {name}: {e}")))?;
     let path = dir.join(format!("{name}.1"));
-    std::fs::write(&path, page).map_err(|e| Error::io(&path, e))?;
+    std::fs::write(&path, page).map_err(|e| Error::io("man page", &path, e))?;
     let mut written = 1;
     for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
         if sub.get_name() == "help" {

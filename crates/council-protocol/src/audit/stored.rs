@@ -140,7 +140,9 @@ impl Stored {
 
     /// Entries in the whole timeline, omitted ones included.
     pub fn total_entries(&self) -> usize {
-        self.omitted.count + self.context.timeline.len()
+        self.omitted
+            .count
+            .saturating_add(self.context.timeline.len())
     }
 
     /// The `prev_hash` of the first raw entry.
@@ -209,7 +211,7 @@ impl Stored {
     fn omit_oldest(&mut self, n: usize) {
         let n = n.min(self.context.timeline.len().saturating_sub(1));
         for entry in self.context.timeline.drain(..n) {
-            self.omitted.count += 1;
+            self.omitted.count = self.omitted.count.saturating_add(1);
             self.omitted.head_hash = entry.hash.clone();
             self.omitted.summaries.push(Summary {
                 line: format!(
@@ -299,7 +301,7 @@ pub fn render(stored: &Stored, links: &Links) -> String {
         out.push_str(&format!("| `{gate}` | {shown} |\n"));
     }
     out.push_str(&findings(&ctx.timeline));
-    let total = stored.omitted.count + ctx.timeline.len();
+    let total = stored.omitted.count.saturating_add(ctx.timeline.len());
     let shown: Vec<&Entry> = ctx.timeline.iter().rev().take(TABLE_ROWS).collect();
     out.push_str(&format!(
         "\n<details><summary>Last {} of {total} timeline entries</summary>\n\n",

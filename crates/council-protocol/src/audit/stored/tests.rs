@@ -202,3 +202,17 @@ fn hidden_characters_in_the_machine_block_are_escapes_and_read_back_the_same() {
         pr.head_ref
     );
 }
+
+#[test]
+fn a_hostile_omitted_count_saturates_instead_of_overflowing() {
+    let mut context = pr_context("feature/x");
+    context.extra.insert(
+        "timeline_omitted".into(),
+        serde_json::json!({"count": u64::MAX, "head_hash": "sha256:00"}),
+    );
+    context
+        .timeline
+        .push(entry(&run("1", 1), "check:branch-name", "PASS"));
+    let stored = Stored::from_file(context);
+    assert_eq!(stored.total_entries(), usize::MAX);
+}
