@@ -117,7 +117,7 @@ pub fn plain(report: &RunReport) -> String {
         ));
         for gate in &stage.gates {
             out.push_str(&format!(
-                "  {:<18} {}  {}\n",
+                "  {:<18} {:<7}  {}\n",
                 gate.gate,
                 gate.verdict.as_str(),
                 gate.message.plain()
@@ -133,7 +133,7 @@ pub fn plain(report: &RunReport) -> String {
     }
     for effect in report.effects {
         out.push_str(&format!(
-            "  {:<18} {}  {}\n",
+            "  {:<18} {:<7}  {}\n",
             effect.action,
             effect.result_str(),
             effect.message().plain()
