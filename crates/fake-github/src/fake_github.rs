@@ -13,12 +13,12 @@ use wiremock::{Mock, MockServer, ResponseTemplate};
 use crate::REPO;
 use crate::builders::{self, CommitBuilder, PrBuilder, TokenBuilder};
 use crate::faults::{Fault, Hook, HookFn, QueuedFault, Target, When};
-use crate::graphql::{self, Operation};
+use crate::graphql::Operation;
 use crate::log::Call;
 use crate::routes::{WorldResponder, lock};
-use crate::tokens::{self, WORKFLOW_TOKEN};
+use crate::tokens::WORKFLOW_TOKEN;
+use crate::world::PullRequest;
 pub use crate::world::World;
-use crate::world::{DEFAULT_BRANCH, PullRequest, fake_sha};
 
 pub use crate::routes::comment;
 
@@ -51,15 +51,8 @@ impl FakeGitHub {
     pub async fn start() -> FakeGitHub {
         let server = MockServer::start().await;
         let world = World {
-            next_id: 5000,
             api: server.uri(),
-            repo: REPO.to_string(),
-            default_branch: DEFAULT_BRANCH.to_string(),
-            branches: [(DEFAULT_BRANCH.to_string(), fake_sha(DEFAULT_BRANCH))].into(),
-            tokens: tokens::defaults(),
-            graphql: graphql::defaults(),
-            merge_methods: vec!["merge".into(), "squash".into(), "rebase".into()],
-            ..World::default()
+            ..World::new(REPO)
         };
         let gh = FakeGitHub {
             server,
@@ -316,6 +309,7 @@ impl FakeGitHub {
         lock(&self.world).issues.insert(
             number,
             crate::world::Issue {
+                title: None,
                 author: author.to_string(),
                 body: body.to_string(),
                 labels: Vec::new(),

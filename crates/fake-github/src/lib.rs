@@ -13,9 +13,11 @@ pub mod artifacts;
 pub mod builders;
 pub mod fake_github;
 pub mod faults;
+pub mod fixture;
 pub mod graphql;
 pub mod log;
 pub mod routes;
+pub mod standalone;
 pub mod tokens;
 pub mod world;
 

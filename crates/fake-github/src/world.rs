@@ -60,6 +60,22 @@ pub struct World {
 }
 
 impl World {
+    /// A world holding `repo` with only its default branch (`master`), the two default
+    /// tokens ([`crate::tokens::defaults`]), the GraphQL operations the product sends and
+    /// every merge method allowed; `api` is set once a server listens.
+    pub fn new(repo: &str) -> World {
+        World {
+            next_id: 5000,
+            repo: repo.to_string(),
+            default_branch: DEFAULT_BRANCH.to_string(),
+            branches: [(DEFAULT_BRANCH.to_string(), fake_sha(DEFAULT_BRANCH))].into(),
+            tokens: crate::tokens::defaults(),
+            graphql: crate::graphql::defaults(),
+            merge_methods: vec!["merge".into(), "squash".into(), "rebase".into()],
+            ..World::default()
+        }
+    }
+
     /// The repository's owner (the `owner` of `owner/name`).
     pub fn owner(&self) -> &str {
         self.repo.split('/').next().unwrap_or_default()
@@ -142,6 +158,8 @@ impl World {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Issue {
+    /// `None`: "Issue #<n>".
+    pub title: Option<String>,
     pub author: String,
     pub body: String,
     pub labels: Vec<String>,

@@ -36,7 +36,14 @@ pub fn get(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
         "number": number,
         "state": if open { "open" } else { "closed" },
         "state_reason": (!open).then_some("completed"),
-        "title": pr.map(|p| p.title.clone()).unwrap_or_else(|| format!("Issue #{number}")),
+        "title": match pr {
+            Some(p) => p.title.clone(),
+            None => world
+                .issues
+                .get(&number)
+                .and_then(|i| i.title.clone())
+                .unwrap_or_else(|| format!("Issue #{number}")),
+        },
         "body": body,
         "user": user(&author),
         "labels": labels.iter().map(|l| label_json(world, l)).collect::<Vec<_>>(),
