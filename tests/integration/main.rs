@@ -25,5 +25,6 @@ mod release_trust;
 mod review;
 mod state;
 mod state_v21;
+mod try_offline;
 mod verify;
 mod world;
