@@ -566,7 +566,7 @@ pub(crate) async fn execute(
 /// was refused, the host name does not resolve (hyper-util's resolver reports a `dns
 /// error`, with the system's reason inside), or no route leads there. A timeout or a
 /// dropped connection is not this: those are retried.
-pub(crate) fn unreachable_reason(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+fn unreachable_reason(e: &(dyn std::error::Error + 'static)) -> Option<String> {
     use std::io::ErrorKind;
     let mut dns = None;
     let mut source = Some(e);

@@ -2,7 +2,8 @@
 //! read strictly: an unknown key, a missing one or a value of the wrong kind is an error
 //! naming the file, the field and the line; so is a fact the world cannot hold (a
 //! number used twice, a SHA that is not 40 hex digits, a review state GitHub does not
-//! have). `examples/fake-world/world.yml` shows every key.
+//! have). Every key is a field of the `…Spec` types below; docs/src/try-offline.md lists
+//! them, and `examples/fake-world/world.yml` is a world that uses most.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -120,7 +121,7 @@ fn first_line(message: &str) -> String {
 struct WorldFile {
     /// `owner/name`.
     repository: String,
-    #[serde(default = "main")]
+    #[serde(default = "main_branch")]
     default_branch: String,
     /// Branch → head SHA; a branch named nowhere else gets a made-up head.
     #[serde(default)]
@@ -139,7 +140,7 @@ struct WorldFile {
     pulls: Vec<PullSpec>,
 }
 
-fn main() -> String {
+fn main_branch() -> String {
     "main".to_string()
 }
 
