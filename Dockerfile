@@ -19,9 +19,10 @@ WORKDIR /src
 # .dockerignore keeps target/, out/ and .git out of the context.
 COPY . .
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
+# `council` alone: the workspace's fake GitHub (a development tool) stays out of the build.
 RUN target="$(uname -m)-unknown-linux-musl" \
  && rustup target add "$target" \
- && env "CC_${target//-/_}=musl-gcc" cargo build --release --locked --target "$target" \
+ && env "CC_${target//-/_}=musl-gcc" cargo build --release --locked --target "$target" -p agent-council --bin council \
  && cp "target/$target/release/council" /council
 
 # Stage 2: nothing but the binary. No CA bundle: the Mozilla roots are compiled in

@@ -9,7 +9,7 @@
 #   benches/release.sh   (honours CARGO_TARGET_DIR)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-cargo build --release --locked --quiet
+cargo build --release --locked --quiet -p agent-council --bin council
 COUNCIL_BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/council" \
   cargo test --locked --quiet --test integration release_request_budget_figures -- --nocapture \
   | grep -E '^(release budget| +[0-9]+ checks,)'

@@ -44,8 +44,8 @@ fi
 
 binary=${COUNCIL_BIN:-}
 if [[ -z $binary ]]; then
-	echo "-- nice cargo build --release --locked"
-	nice cargo build --release --locked --quiet
+	echo "-- nice cargo build --release --locked -p agent-council --bin council"
+	nice cargo build --release --locked --quiet -p agent-council --bin council
 	binary=${CARGO_TARGET_DIR:-$PWD/target}/release/council
 fi
 

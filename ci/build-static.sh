@@ -61,8 +61,10 @@ if [[ -z ${!cc_var:-} ]]; then
 	export "$cc_var=musl-gcc"
 fi
 
-echo "-- cargo build --release --locked --target $TARGET ($cc_var=${!cc_var})" >&2
+# `council` alone: the workspace's other default member, the fake GitHub, would add its
+# own dependencies' features (tokio's multi-threaded runtime) to the shipped binary.
+echo "-- cargo build --release --locked --target $TARGET -p agent-council --bin council ($cc_var=${!cc_var})" >&2
 started=$SECONDS
-cargo build --release --locked --target "$TARGET" >&2
+cargo build --release --locked --target "$TARGET" -p agent-council --bin council >&2
 echo "   built in $((SECONDS - started)) s: $BIN ($(stat -c %s "$BIN") bytes)" >&2
 echo "$BIN"

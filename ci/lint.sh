@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Lints what is not Rust:
 # - hadolint on Dockerfile and ci/Containerfile.prebuilt;
-# - ShellCheck on ci/*.sh and .ci/run;
+# - ShellCheck on ci/*.sh, benches/*.sh, fuzz/*.sh, examples/*/*.sh and .ci/run;
 # - actionlint (with ShellCheck on every `run:` block) and zizmor (GitHub Actions security,
 #   pedantic persona, offline) on every workflow we or a user run: .github/workflows/*.yml,
 #   examples/*.yml and each workflow in README.md and the book's chapters, docs/src/*.md (a
@@ -76,7 +76,7 @@ PY
 shopt -s nullglob
 workflows=(.github/workflows/*.yml .github/workflows/*.yaml)
 examples=(examples/*.yml examples/*.yaml)
-scripts=(ci/*.sh benches/*.sh fuzz/*.sh .ci/run)
+scripts=(ci/*.sh benches/*.sh fuzz/*.sh examples/*/*.sh .ci/run)
 readme_workflows
 readme=("$WORK"/readme/.github/workflows/*.yml)
 

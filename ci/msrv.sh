@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks that the crate builds with its minimum supported Rust version, Cargo.toml's
-# `rust-version` (`cargo check --locked` with that toolchain: the library and `council`).
+# `rust-version` (`cargo check --locked` with that toolchain: the workspace's default
+# members, so the libraries, `council` and the fake GitHub, `fake-github`).
 #
 #   ci/msrv.sh                  skips (exit 0, a SKIP line) when that toolchain is missing
 #   CI_INSTALL=1 ci/msrv.sh     first installs it with rustup (--profile minimal)

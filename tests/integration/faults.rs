@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
+use crate::support::events::Events as _;
 use crate::support::fake_github::FakeGitHub;
 use crate::support::faults::Fault;
 use crate::support::world::PrFile;

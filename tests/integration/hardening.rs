@@ -102,10 +102,24 @@ async fn silent_dripping_and_dead_apis_end_the_run_with_exit_3_and_outputs() {
         drop(listener);
         format!("http://{addr}")
     };
-    for (api, what) in [
-        (sluggish(false).await, "no complete reply within 0.3 s"),
-        (sluggish(true).await, "no complete reply within 0.3 s"),
-        (dead, "connection failed"),
+    // A server that does not answer in time is retried; an address where nothing listens
+    // is not (no wait would help), and the message names the variable to check.
+    for (api, what, tries) in [
+        (
+            sluggish(false).await,
+            "no complete reply within 0.3 s",
+            "gave up after 5 attempts",
+        ),
+        (
+            sluggish(true).await,
+            "no complete reply within 0.3 s",
+            "gave up after 5 attempts",
+        ),
+        (
+            dead,
+            "could not be reached",
+            "not retried). Check GITHUB_API_URL",
+        ),
     ] {
         let run = failing_guard(&api)
             .env("COUNCIL_REQUEST_TIMEOUT_MS", "300")
@@ -114,7 +128,7 @@ async fn silent_dripping_and_dead_apis_end_the_run_with_exit_3_and_outputs() {
         run.assert_code(3);
         let said = run.annotations().join("\n");
         assert!(said.contains(what), "{api}: {said}");
-        assert!(said.contains("gave up after 5 attempts"), "{said}");
+        assert!(said.contains(tries), "{said}");
         for status in ["guard-status", "review-status", "release-status"] {
             assert_eq!(
                 run.output(status),
@@ -123,6 +137,46 @@ async fn silent_dripping_and_dead_apis_end_the_run_with_exit_3_and_outputs() {
             );
         }
     }
+}
+
+/// Offline, or with GITHUB_API_URL pointing at nothing, every command used to retry for
+/// about 8 s and then blame GitHub; now it stops at the first refused connection and
+/// says which variable to check.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_api_nobody_answers_at_fails_at_once_naming_github_api_url() {
+    let dead = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        drop(listener);
+        format!("http://{addr}")
+    };
+    let started = std::time::Instant::now();
+    let run = Council::cli()
+        .args(&["guard", "--pr", "1", "--repo", REPO])
+        .env("GH_TOKEN", "ghs_test_token_value")
+        .env("GITHUB_API_URL", &dead)
+        // The default backoff: five attempts would take 7.5 s or more.
+        .env("COUNCIL_RETRY_BASE_MS", "500")
+        .run()
+        .await;
+    let took = started.elapsed();
+    run.assert_code(3);
+    assert!(
+        run.stderr.contains(&format!(
+            "error: reading pull request #1: the GitHub API at {dead} could not be reached"
+        )),
+        "{}",
+        run.stderr
+    );
+    for words in [
+        "not retried",
+        "Check GITHUB_API_URL",
+        "https://api.github.com",
+    ] {
+        assert!(run.stderr.contains(words), "{words}: {}", run.stderr);
+    }
+    assert!(!run.stderr.contains("githubstatus"), "not GitHub's fault");
+    assert!(took < Duration::from_secs(5), "no backoff: {took:?}");
 }
 
 #[tokio::test(flavor = "multi_thread")]

@@ -28,5 +28,6 @@ mod review;
 mod state;
 mod state_v21;
 mod tools;
+mod try_offline;
 mod verify;
 mod world;

@@ -5,6 +5,7 @@
 
 use serde_json::{Value, json};
 
+use crate::support::events::Events as _;
 use crate::support::fake_github::FakeGitHub;
 use crate::support::world::PrFile;
 use crate::support::{Council, Run};

@@ -5,6 +5,7 @@
 use council_protocol::audit::stored::{MARKER, parse};
 use serde_json::Value;
 
+use crate::support::events::Events as _;
 use crate::support::fake_github::FakeGitHub;
 use crate::support::faults::Fault;
 use crate::support::ledgers::{self, HEAD_REF};

@@ -9,6 +9,7 @@ use council_protocol::audit::timeline::{Record, RunInfo, new_entry};
 use serde_json::json;
 
 use crate::support::artifacts::{self, Artifact};
+use crate::support::events::Events as _;
 use crate::support::fake_github::FakeGitHub;
 use crate::support::graphql::{Call, rollup};
 use crate::support::ledgers::{self, HEAD_REF, audit_file, pull_request};

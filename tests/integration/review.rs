@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use crate::support::events::Events as _;
 use crate::support::fake_github::FakeGitHub;
 use crate::support::tokens::WORKFLOW_TOKEN;
 use crate::support::world::PrFile;

@@ -102,6 +102,23 @@ pub enum ApiError {
     },
     #[error("{what}: unexpected response: {message}")]
     Decode { what: String, message: String },
+    /// Nothing answers at the API's address (connection refused, a name that does not
+    /// resolve, no route): not retried, and not GitHub's fault.
+    #[error(
+        "{what}: the GitHub API at {url} could not be reached ({message}; not retried). \
+         Check GITHUB_API_URL{also}: unset, it is https://api.github.com; on GitHub \
+         Enterprise Server, https://HOST/api/v3; for fake-github, the address it printed, \
+         while it runs. Otherwise check the network",
+        also = if *graphql { " and GITHUB_GRAPHQL_URL (default: GITHUB_API_URL's /graphql)" } else { "" }
+    )]
+    Unreachable {
+        what: String,
+        /// The address asked (no credentials).
+        url: String,
+        /// A GraphQL request (its URL is GITHUB_GRAPHQL_URL's).
+        graphql: bool,
+        message: String,
+    },
 }
 
 impl ApiError {
@@ -129,7 +146,7 @@ pub struct GitHub {
     read_only: bool,
     /// Set when a request gave up because the server could not be reached or did not
     /// answer in time: later requests fail at once instead of waiting all over again.
-    unreachable: Mutex<Option<String>>,
+    unreachable: Mutex<Option<GaveUpFor>>,
     /// The last 401 (`what`, message): a token GitHub does not accept explains why later
     /// lookups that swallow errors (the token's identity) found nothing.
     bad_credentials: Mutex<Option<(String, String)>>,
@@ -137,6 +154,22 @@ pub struct GitHub {
     token: Option<String>,
     /// `scheme://host:port` of the REST API: the only origin a `Link` is followed to.
     origin: String,
+    /// The REST and GraphQL URLs as messages show them (no credentials).
+    rest_url: String,
+    graphql_url: String,
+}
+
+/// Why an earlier request gave up for good on transport, for the requests after it.
+#[derive(Debug, Clone)]
+enum GaveUpFor {
+    /// Nothing answers at the address: the same error again.
+    Unreachable {
+        url: String,
+        graphql: bool,
+        message: String,
+    },
+    /// Timeouts or dropped connections, retried until the policy was spent.
+    NoAnswer(String),
 }
 
 impl GitHub {
@@ -144,6 +177,10 @@ impl GitHub {
         config: &GitHubConfig,
         repo: RepoName,
     ) -> Result<GitHub, council_protocol::error::Error> {
+        // The API's own URL first: the GraphQL URL defaults to one built from it, and a
+        // mistake in it is GITHUB_API_URL's.
+        let rest_url = api_url("GITHUB_API_URL", &config.api_url)?;
+        let graphql_url = api_url("GITHUB_GRAPHQL_URL", &config.graphql_url)?;
         let (graphql_base, graphql_path) = split_graphql_url(&config.graphql_url)?;
         Ok(GitHub {
             rest: build_octocrab(&config.api_url, config.token.as_deref())?,
@@ -161,6 +198,8 @@ impl GitHub {
             origin: url::Url::parse(&config.api_url)
                 .map(|u| u.origin().ascii_serialization())
                 .unwrap_or_default(),
+            rest_url,
+            graphql_url,
         })
     }
 
@@ -298,12 +337,27 @@ impl GitHub {
                 what: what.to_string(),
             });
         }
-        if let Some(why) = self.unreachable.lock().ok().and_then(|u| u.clone()) {
-            return Err(ApiError::Unavailable {
-                what: what.to_string(),
-                attempts: 0,
-                message: format!("not tried: an earlier request of this run gave up ({why})"),
-            });
+        match self.unreachable.lock().ok().and_then(|u| u.clone()) {
+            Some(GaveUpFor::Unreachable {
+                url,
+                graphql,
+                message,
+            }) => {
+                return Err(ApiError::Unreachable {
+                    what: what.to_string(),
+                    url,
+                    graphql,
+                    message,
+                });
+            }
+            Some(GaveUpFor::NoAnswer(why)) => {
+                return Err(ApiError::Unavailable {
+                    what: what.to_string(),
+                    attempts: 0,
+                    message: format!("not tried: an earlier request of this run gave up ({why})"),
+                });
+            }
+            _ => {}
         }
         let outcome = retry(self.retry, |_| {
             let method = method.clone();
@@ -318,13 +372,40 @@ impl GitHub {
         })
         .await;
         outcome.map_err(|gave_up| {
-            if gave_up.last.retryable
-                && gave_up.last.status.is_none()
+            let later = if gave_up.last.unreachable {
+                // Which client asked: the GraphQL one has its own URL.
+                let graphql = std::ptr::eq(client, &self.graphql);
+                Some(GaveUpFor::Unreachable {
+                    url: match graphql {
+                        true => self.graphql_url.clone(),
+                        false => self.rest_url.clone(),
+                    },
+                    graphql,
+                    message: gave_up.last.message.clone(),
+                })
+            } else if gave_up.last.retryable && gave_up.last.status.is_none() {
+                Some(GaveUpFor::NoAnswer(gave_up.last.message.clone()))
+            } else {
+                None
+            };
+            let e = match &later {
+                Some(GaveUpFor::Unreachable {
+                    url,
+                    graphql,
+                    message,
+                }) => ApiError::Unreachable {
+                    what: what.to_string(),
+                    url: url.clone(),
+                    graphql: *graphql,
+                    message: message.clone(),
+                },
+                _ => give_up(what, gave_up),
+            };
+            if let Some(later) = later
                 && let Ok(mut unreachable) = self.unreachable.lock()
             {
-                *unreachable = Some(gave_up.last.message.clone());
+                *unreachable = Some(later);
             }
-            let e = give_up(what, gave_up);
             if let ApiError::BadCredentials { what, message } = &e
                 && let Ok(mut last) = self.bad_credentials.lock()
             {
@@ -362,6 +443,30 @@ impl GitHub {
     pub fn redact(&self, text: &str) -> String {
         council_protocol::secrets::redact(text, self.token.as_deref())
     }
+}
+
+/// `url` as messages show it, when it is an http(s) URL with a host; otherwise the usage
+/// error naming `variable` and what to set it to (octocrab would panic on a URL without
+/// a scheme, and retry one with another scheme as if GitHub were down).
+fn api_url(variable: &str, url: &str) -> Result<String, council_protocol::error::Error> {
+    let why = match url::Url::parse(url) {
+        Err(e) => e.to_string(),
+        Ok(u) if !matches!(u.scheme(), "http" | "https") => {
+            format!("the scheme is `{}`, not http or https", u.scheme())
+        }
+        Ok(u) if u.host_str().is_none_or(str::is_empty) => "it has no host".to_string(),
+        Ok(mut u) => {
+            // Credentials in the URL never reach a message.
+            let _ = u.set_username("");
+            let _ = u.set_password(None);
+            return Ok(u.as_str().trim_end_matches('/').to_string());
+        }
+    };
+    Err(council_protocol::error::Error::Usage(format!(
+        "{variable} `{url}` is not the URL of a GitHub API ({why}). Unset it for \
+         https://api.github.com; on GitHub Enterprise Server set https://HOST/api/v3; for \
+         fake-github, the http://127.0.0.1:PORT it printed"
+    )))
 }
 
 /// Octocrab for one base URL; no token means anonymous requests.
@@ -430,7 +535,10 @@ pub(crate) async fn execute(
     let response = client
         .execute(request)
         .await
-        .map_err(|e| Failure::transient(format!("connection failed: {}", innermost(&e)), None))?;
+        .map_err(|e| match unreachable_reason(&e) {
+            Some(why) => Failure::unreachable(why),
+            None => Failure::transient(format!("connection failed: {}", innermost(&e)), None),
+        })?;
     let (parts, body) = response.into_parts();
     let body = http_body_util::BodyExt::collect(http_body_util::Limited::new(body, max_body))
         .await
@@ -452,6 +560,36 @@ pub(crate) async fn execute(
         headers: parts.headers,
         body,
     })
+}
+
+/// What a transport error says when nothing at the address can answer: the connection
+/// was refused, the host name does not resolve (hyper-util's resolver reports a `dns
+/// error`, with the system's reason inside), or no route leads there. A timeout or a
+/// dropped connection is not this: those are retried.
+fn unreachable_reason(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    use std::io::ErrorKind;
+    let mut dns = None;
+    let mut source = Some(e);
+    while let Some(s) = source {
+        if let Some(io) = s.downcast_ref::<std::io::Error>() {
+            if dns.is_some() {
+                return Some(format!("the host name does not resolve: {io}"));
+            }
+            if matches!(
+                io.kind(),
+                ErrorKind::ConnectionRefused
+                    | ErrorKind::NetworkUnreachable
+                    | ErrorKind::HostUnreachable
+            ) {
+                return Some(io.to_string());
+            }
+        }
+        if s.to_string() == "dns error" {
+            dns = Some("the host name does not resolve".to_string());
+        }
+        source = s.source();
+    }
+    dns
 }
 
 /// octocrab nests causes; the innermost says what actually went wrong (never the URL).
@@ -491,6 +629,7 @@ fn classify(reply: Reply, token: Option<&str>) -> Result<Reply, Failure> {
             retryable: true,
             retry_after: wait.or(Some(Duration::from_secs(60))),
             status: Some(status.as_u16()),
+            unreachable: false,
             message: format!("{} rate limited: {message}", status.as_u16()),
         });
     }
@@ -498,6 +637,7 @@ fn classify(reply: Reply, token: Option<&str>) -> Result<Reply, Failure> {
         retryable: matches!(status.as_u16(), 500 | 502 | 503 | 504),
         retry_after,
         status: Some(status.as_u16()),
+        unreachable: false,
         message,
     })
 }
@@ -658,6 +798,95 @@ mod tests {
         );
         let plain = reply(serde_json::json!({"message": "Not Found", "errors": []}));
         assert_eq!(error_message(&plain), "Not Found");
+    }
+
+    /// An address nobody listens on (a port just closed).
+    fn closed_port() -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let address = listener.local_addr().unwrap();
+        drop(listener);
+        format!("http://{address}")
+    }
+
+    fn client(api: &str) -> GitHub {
+        let config = GitHubConfig {
+            api_url: api.to_string(),
+            graphql_url: format!("{api}/graphql"),
+            token: Some("ghs_secret".into()),
+            retry: RetryPolicy::default(),
+            read_only: false,
+        };
+        GitHub::new(&config, RepoName::parse("o/r").unwrap()).unwrap()
+    }
+
+    #[tokio::test]
+    async fn an_api_nobody_answers_at_is_asked_once_and_named() {
+        let api = closed_port();
+        let gh = client(&api);
+        let e = gh.get("reading x", "/x", None).await.unwrap_err();
+        assert!(
+            matches!(e, ApiError::Unreachable { graphql: false, .. }),
+            "{e:?}"
+        );
+        let said = e.to_string();
+        assert!(
+            said.contains(&format!("the GitHub API at {api} could not be reached")),
+            "{said}"
+        );
+        assert!(said.contains("GITHUB_API_URL"), "{said}");
+        assert!(said.contains("https://api.github.com"), "{said}");
+        assert_eq!(
+            gh.requests(),
+            1,
+            "not retried (the default policy retries 5 times)"
+        );
+        let again = gh
+            .graphql::<Value>(
+                "the viewer",
+                &serde_json::json!({"query": "{ viewer { login } }"}),
+            )
+            .await
+            .unwrap_err();
+        assert!(matches!(again, ApiError::Unreachable { .. }), "{again:?}");
+        assert_eq!(gh.requests(), 1, "a later request is not sent at all");
+    }
+
+    #[tokio::test]
+    async fn refused_connections_and_unknown_names_are_unreachable() {
+        for base in [closed_port(), "http://no-such-host.invalid".to_string()] {
+            let octocrab = build_octocrab(&base, None).unwrap();
+            let request = octocrab
+                .build_request::<Value>(http::Request::builder().uri("/x"), None)
+                .unwrap();
+            let e = octocrab.execute(request).await.unwrap_err();
+            let why = unreachable_reason(&e).unwrap_or_else(|| panic!("{base}: {e:?}"));
+            if base.ends_with(".invalid") {
+                assert!(why.starts_with("the host name does not resolve"), "{why}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_api_url_must_be_http_with_a_host() {
+        assert_eq!(
+            api_url("GITHUB_API_URL", "https://user:pw@ghe.corp/api/v3/").unwrap(),
+            "https://ghe.corp/api/v3"
+        );
+        for (url, why) in [
+            ("localhost:8787", "the scheme is `localhost`"),
+            ("ftp://127.0.0.1:1", "the scheme is `ftp`"),
+            ("not a url", "relative URL without a base"),
+            ("http://", "empty host"),
+        ] {
+            let e = api_url("GITHUB_API_URL", url).unwrap_err();
+            assert_eq!(e.exit_code(), 2, "bad usage: {e}");
+            let said = e.to_string();
+            assert!(
+                said.starts_with(&format!("GITHUB_API_URL `{url}`")),
+                "{said}"
+            );
+            assert!(said.contains(why), "{said}");
+        }
     }
 
     #[test]

@@ -93,6 +93,9 @@ pub struct Failure {
     pub retry_after: Option<Duration>,
     /// The HTTP status, when the failure was a reply rather than a transport error.
     pub status: Option<u16>,
+    /// Nothing at the address could answer (connection refused, a name that does not
+    /// resolve, no route): never retryable, since no wait changes it.
+    pub unreachable: bool,
     pub message: String,
 }
 
@@ -102,6 +105,7 @@ impl Failure {
             retryable: false,
             retry_after: None,
             status: None,
+            unreachable: false,
             message: message.into(),
         }
     }
@@ -111,7 +115,17 @@ impl Failure {
             retryable: true,
             retry_after,
             status: None,
+            unreachable: false,
             message: message.into(),
+        }
+    }
+
+    /// The server's address answers nothing: failing at once says so, where retrying
+    /// would only wait and then blame the service.
+    pub fn unreachable(message: impl Into<String>) -> Self {
+        Failure {
+            unreachable: true,
+            ..Failure::fatal(message)
         }
     }
 }

@@ -1,6 +1,8 @@
 //! Webhook payloads that agree with the world: the real fixture's envelope (repository,
 //! sender, installation) around the world's own pull request or commit, so the event a
-//! run starts from and the API answers it then reads tell the same story.
+//! run starts from and the API answers it then reads tell the same story. The payloads
+//! are this repository's test data, so this is the tests' extension of the fake
+//! (`use crate::support::events::Events as _`), not part of its crate.
 
 use serde_json::{Value, json};
 
@@ -8,19 +10,38 @@ use super::fake_github::FakeGitHub;
 use super::fixture;
 use super::routes::{lock, pull_json};
 
-impl FakeGitHub {
+/// Events from the world's pull requests and commits.
+pub trait Events {
     /// `pull_request.<action>` for pull request `number` as the world holds it now.
-    pub fn pr_event(&self, action: &str, number: u64) -> Value {
+    fn pr_event(&self, action: &str, number: u64) -> Value;
+    /// `pull_request_review.submitted`: `user`'s review in `state` on the current head.
+    fn review_event(&self, number: u64, user: &str, state: &str) -> Value;
+    /// `status` for `context` turning `state` on commit `sha` (with the branches whose
+    /// head it is).
+    fn status_event(&self, sha: &str, context: &str, state: &str) -> Value;
+    /// `pull_request.labeled`: `label` added to pull request `number` (the world's
+    /// labels are left as they are).
+    fn labeled_event(&self, number: u64, label: &str) -> Value;
+    /// `check_suite.completed` on commit `sha` (its `pull_requests` left empty, as for
+    /// forks: the product looks them up itself).
+    fn check_suite_event(&self, sha: &str) -> Value;
+    /// `workflow_run.completed` of a run on commit `sha` of `branch`, ending `conclusion`.
+    fn workflow_run_event(&self, sha: &str, branch: &str, conclusion: &str) -> Value;
+    /// `push` of `branch` from `before` to its head in the world now.
+    fn push_event(&self, branch: &str, before: &str) -> Value;
+}
+
+impl Events for FakeGitHub {
+    fn pr_event(&self, action: &str, number: u64) -> Value {
         let mut event = fixture(&format!("pull_request.{action}"));
         event["number"] = number.into();
-        event["pull_request"] = self.pull_request_json(number);
+        event["pull_request"] = pull_request_json(self, number);
         event
     }
 
-    /// `pull_request_review.submitted`: `user`'s review in `state` on the current head.
-    pub fn review_event(&self, number: u64, user: &str, state: &str) -> Value {
+    fn review_event(&self, number: u64, user: &str, state: &str) -> Value {
         let mut event = fixture("pull_request_review.submitted");
-        let pull = self.pull_request_json(number);
+        let pull = pull_request_json(self, number);
         let review = &mut event["review"];
         review["user"]["login"] = user.into();
         review["state"] = state.to_ascii_lowercase().into();
@@ -29,9 +50,7 @@ impl FakeGitHub {
         event
     }
 
-    /// `status` for `context` turning `state` on commit `sha` (with the branches whose
-    /// head it is).
-    pub fn status_event(&self, sha: &str, context: &str, state: &str) -> Value {
+    fn status_event(&self, sha: &str, context: &str, state: &str) -> Value {
         let mut event = fixture("status");
         event["sha"] = sha.into();
         event["commit"]["sha"] = sha.into();
@@ -48,17 +67,13 @@ impl FakeGitHub {
         event
     }
 
-    /// `pull_request.labeled`: `label` added to pull request `number` (the world's
-    /// labels are left as they are).
-    pub fn labeled_event(&self, number: u64, label: &str) -> Value {
+    fn labeled_event(&self, number: u64, label: &str) -> Value {
         let mut event = self.pr_event("labeled", number);
         event["label"]["name"] = label.into();
         event
     }
 
-    /// `check_suite.completed` on commit `sha` (its `pull_requests` left empty, as for
-    /// forks: the product looks them up itself).
-    pub fn check_suite_event(&self, sha: &str) -> Value {
+    fn check_suite_event(&self, sha: &str) -> Value {
         let mut event = fixture("check_suite.completed");
         let suite = &mut event["check_suite"];
         suite["head_sha"] = sha.into();
@@ -67,8 +82,7 @@ impl FakeGitHub {
         event
     }
 
-    /// `workflow_run.completed` of a run on commit `sha` of `branch`, ending `conclusion`.
-    pub fn workflow_run_event(&self, sha: &str, branch: &str, conclusion: &str) -> Value {
+    fn workflow_run_event(&self, sha: &str, branch: &str, conclusion: &str) -> Value {
         let mut event = fixture("workflow_run.completed");
         let run = &mut event["workflow_run"];
         run["head_sha"] = sha.into();
@@ -80,8 +94,7 @@ impl FakeGitHub {
         event
     }
 
-    /// `push` of `branch` from `before` to its head in the world now.
-    pub fn push_event(&self, branch: &str, before: &str) -> Value {
+    fn push_event(&self, branch: &str, before: &str) -> Value {
         let after = self
             .branch_head(branch)
             .unwrap_or_else(|| panic!("no branch {branch} in the world"));
@@ -93,12 +106,13 @@ impl FakeGitHub {
         event["head_commit"]["id"] = after.into();
         event
     }
+}
 
-    fn pull_request_json(&self, number: u64) -> Value {
-        let w = lock(&self.world);
-        let pr = w
-            .pr(number)
-            .unwrap_or_else(|| panic!("no pull request #{number} in the world"));
-        pull_json(&w, pr)
-    }
+/// The world's pull request `number` as REST returns it.
+fn pull_request_json(gh: &FakeGitHub, number: u64) -> Value {
+    let w = lock(&gh.world);
+    let pr = w
+        .pr(number)
+        .unwrap_or_else(|| panic!("no pull request #{number} in the world"));
+    pull_json(&w, pr)
 }

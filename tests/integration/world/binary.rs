@@ -2,6 +2,7 @@
 
 use super::{SHA, repo};
 use crate::support::Council;
+use crate::support::events::Events as _;
 use crate::support::fake_github::FakeGitHub;
 use crate::support::tokens::WORKFLOW_TOKEN;
 

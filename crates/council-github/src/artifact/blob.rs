@@ -176,6 +176,7 @@ fn classify(reply: Reply) -> Result<Reply, Failure> {
         retryable: matches!(status, 408 | 429 | 500..=599),
         retry_after: retry_after(&reply.headers),
         status: Some(status),
+        unreachable: false,
         message: format!("{status} {}", truncate(&code, 100)),
     })
 }

@@ -96,6 +96,7 @@ fn classify(reply: Reply) -> Result<Reply, Failure> {
             retryable: true,
             retry_after: wait,
             status: Some(status.as_u16()),
+            unreachable: false,
             message: format!("{} with a body that is not JSON", status.as_u16()),
         });
     };
@@ -111,6 +112,7 @@ fn classify(reply: Reply) -> Result<Reply, Failure> {
         retryable: !quota && (rate_limited || matches!(status.as_u16(), 500 | 502 | 503 | 504)),
         retry_after: wait,
         status: Some(status.as_u16()),
+        unreachable: false,
         message,
     })
 }

@@ -4,9 +4,8 @@
 use serde_json::{Value, json};
 
 use super::{Answer, Ctx, Reply};
-use crate::support::REPO;
-use crate::support::tokens::{Access, Scope};
-use crate::support::world::{World, fake_sha};
+use crate::tokens::{Access, Scope};
+use crate::world::{World, fake_sha};
 
 /// `POST /issues/{n}/labels` with `{"labels": ["a", …]}` (or a bare array, or
 /// `[{"name": "a"}]`, all of which GitHub accepts).
@@ -64,11 +63,12 @@ fn list_json(world: &World, labels: &[String]) -> Value {
 }
 
 pub fn label_json(world: &World, name: &str) -> Value {
+    let repo = &world.repo;
     let sha = fake_sha(&format!("label {name}"));
     json!({
         "id": u64::from_str_radix(&sha[..8], 16).unwrap_or(0),
         "node_id": format!("LA_kwDOfake{}", &sha[..8]),
-        "url": format!("{}/repos/{REPO}/labels/{}", world.api, crate::support::routes::encode(name)),
+        "url": format!("{}/repos/{repo}/labels/{}", world.api, crate::routes::encode(name)),
         "name": name,
         "description": null,
         "color": &sha[..6],

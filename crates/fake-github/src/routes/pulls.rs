@@ -5,9 +5,8 @@ use serde_json::{Value, json};
 
 use super::labels::label_json;
 use super::{Answer, Ctx, Reply, paginate, user};
-use crate::support::REPO;
-use crate::support::tokens::{Access, Scope};
-use crate::support::world::{PullRequest, World, timestamp};
+use crate::tokens::{Access, Scope};
+use crate::world::{PullRequest, World, timestamp};
 
 pub fn get(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
     ctx.need(world, Access::Read, &[Scope::PullRequests])?;
@@ -83,30 +82,27 @@ pub fn update(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
 pub fn pull_json(world: &World, pr: &PullRequest) -> Value {
     let n = pr.number;
     let api = &world.api;
-    let owner = REPO.split('/').next().unwrap_or_default();
+    let repo = &world.repo;
+    let owner = world.owner();
     let head_repo = match pr.fork {
-        true => format!(
-            "{}/{}",
-            pr.head_owner,
-            REPO.split('/').nth(1).unwrap_or_default()
-        ),
-        false => REPO.to_string(),
+        true => format!("{}/{}", pr.head_owner, world.name()),
+        false => repo.clone(),
     };
     let merged_at = pr.merged.then(|| timestamp(n * 1000 + 2));
     let closed_at = (!pr.open).then(|| timestamp(n * 1000 + 2));
     let mut pull = json!({
-        "url": format!("{api}/repos/{REPO}/pulls/{n}"),
+        "url": format!("{api}/repos/{repo}/pulls/{n}"),
         "id": 1_000_000 + n,
         "node_id": pr.node_id(),
-        "html_url": format!("https://github.com/{REPO}/pull/{n}"),
-        "diff_url": format!("https://github.com/{REPO}/pull/{n}.diff"),
-        "patch_url": format!("https://github.com/{REPO}/pull/{n}.patch"),
-        "issue_url": format!("{api}/repos/{REPO}/issues/{n}"),
-        "commits_url": format!("{api}/repos/{REPO}/pulls/{n}/commits"),
-        "review_comments_url": format!("{api}/repos/{REPO}/pulls/{n}/comments"),
-        "review_comment_url": format!("{api}/repos/{REPO}/pulls/comments{{/number}}"),
-        "comments_url": format!("{api}/repos/{REPO}/issues/{n}/comments"),
-        "statuses_url": format!("{api}/repos/{REPO}/statuses/{}", pr.head_sha),
+        "html_url": format!("https://github.com/{repo}/pull/{n}"),
+        "diff_url": format!("https://github.com/{repo}/pull/{n}.diff"),
+        "patch_url": format!("https://github.com/{repo}/pull/{n}.patch"),
+        "issue_url": format!("{api}/repos/{repo}/issues/{n}"),
+        "commits_url": format!("{api}/repos/{repo}/pulls/{n}/commits"),
+        "review_comments_url": format!("{api}/repos/{repo}/pulls/{n}/comments"),
+        "review_comment_url": format!("{api}/repos/{repo}/pulls/comments{{/number}}"),
+        "comments_url": format!("{api}/repos/{repo}/issues/{n}/comments"),
+        "statuses_url": format!("{api}/repos/{repo}/statuses/{}", pr.head_sha),
         "number": n,
         "state": pr.state(),
         "locked": false,
@@ -142,9 +138,9 @@ pub fn pull_json(world: &World, pr: &PullRequest) -> Value {
             "ref": pr.base_ref,
             "sha": pr.base_sha,
             "user": user(owner),
-            "repo": repo_json(world, REPO, false),
+            "repo": repo_json(world, repo, false),
         },
-        "_links": links(api, n, &pr.head_sha),
+        "_links": links(api, repo, n, &pr.head_sha),
         "author_association": if pr.fork { "CONTRIBUTOR" } else { "MEMBER" },
         "auto_merge": pr.auto_merge.as_ref().map(|a| json!({
             "enabled_by": user(&a.enabled_by),
@@ -172,16 +168,16 @@ pub fn pull_json(world: &World, pr: &PullRequest) -> Value {
 }
 
 /// `_links`: where the PR's parts live.
-fn links(api: &str, n: u64, head_sha: &str) -> Value {
+fn links(api: &str, repo: &str, n: u64, head_sha: &str) -> Value {
     json!({
-        "self": {"href": format!("{api}/repos/{REPO}/pulls/{n}")},
-        "html": {"href": format!("https://github.com/{REPO}/pull/{n}")},
-        "issue": {"href": format!("{api}/repos/{REPO}/issues/{n}")},
-        "comments": {"href": format!("{api}/repos/{REPO}/issues/{n}/comments")},
-        "review_comments": {"href": format!("{api}/repos/{REPO}/pulls/{n}/comments")},
-        "review_comment": {"href": format!("{api}/repos/{REPO}/pulls/comments{{/number}}")},
-        "commits": {"href": format!("{api}/repos/{REPO}/pulls/{n}/commits")},
-        "statuses": {"href": format!("{api}/repos/{REPO}/statuses/{}", head_sha)},
+        "self": {"href": format!("{api}/repos/{repo}/pulls/{n}")},
+        "html": {"href": format!("https://github.com/{repo}/pull/{n}")},
+        "issue": {"href": format!("{api}/repos/{repo}/issues/{n}")},
+        "comments": {"href": format!("{api}/repos/{repo}/issues/{n}/comments")},
+        "review_comments": {"href": format!("{api}/repos/{repo}/pulls/{n}/comments")},
+        "review_comment": {"href": format!("{api}/repos/{repo}/pulls/comments{{/number}}")},
+        "commits": {"href": format!("{api}/repos/{repo}/pulls/{n}/commits")},
+        "statuses": {"href": format!("{api}/repos/{repo}/statuses/{}", head_sha)},
     })
 }
 

@@ -8,11 +8,10 @@
 use serde_json::{Value, json};
 
 use super::{Call, actor, typed_error};
-use crate::support::REPO;
-use crate::support::routes::Answer;
-use crate::support::routes::checks::{latest_runs, latest_statuses};
-use crate::support::tokens::{Access, Scope};
-use crate::support::world::{PullRequest, World};
+use crate::routes::Answer;
+use crate::routes::checks::{latest_runs, latest_statuses};
+use crate::tokens::{Access, Scope};
+use crate::world::{PullRequest, World};
 
 pub fn pull_request(world: &mut World, call: &Call) -> Answer {
     let data = json!({"repository": {"pullRequest": null}});
@@ -45,12 +44,13 @@ pub fn pull_request(world: &mut World, call: &Call) -> Answer {
     let viewer = call.query.contains("viewer").then(|| call.viewer());
     let additions: u64 = pr.files.iter().map(|f| f.additions).sum();
     let deletions: u64 = pr.files.iter().map(|f| f.deletions).sum();
+    let repo = &world.repo;
     Answer::ok(
         json!({"data": {"viewer": viewer, "repository": {"pullRequest": {
             "id": pr.node_id(),
             "number": pr.number,
             "title": pr.title,
-            "url": format!("https://github.com/{REPO}/pull/{}", pr.number),
+            "url": format!("https://github.com/{repo}/pull/{}", pr.number),
             "body": (!pr.body.is_empty()).then_some(&pr.body),
             "author": actor(&pr.author),
             "state": if pr.merged { "MERGED" } else if pr.open { "OPEN" } else { "CLOSED" },
@@ -118,7 +118,7 @@ fn cross_references(world: &World, number: u64) -> Vec<Value> {
 /// Each reviewer's latest review that took a side (approved, changes requested, or a
 /// dismissed one); comments alone do not count.
 fn latest_opinionated(pr: &PullRequest) -> Vec<Value> {
-    let mut latest: Vec<&crate::support::world::Review> = Vec::new();
+    let mut latest: Vec<&crate::world::Review> = Vec::new();
     for review in pr.reviews.iter().filter(|r| r.state != "COMMENTED") {
         match latest.iter_mut().find(|r| r.user == review.user) {
             Some(slot) => *slot = review,
@@ -140,6 +140,7 @@ fn latest_opinionated(pr: &PullRequest) -> Vec<Value> {
 
 /// `null` when nothing reported on the commit, as GitHub answers.
 fn rollup(world: &World, sha: &str, variables: &Value) -> Value {
+    let repo = &world.repo;
     let Some(checks) = world.commits.get(sha) else {
         return Value::Null;
     };
@@ -159,7 +160,7 @@ fn rollup(world: &World, sha: &str, variables: &Value) -> Value {
                 "conclusion": r.conclusion.as_ref().map(|c| c.to_ascii_uppercase()),
                 "startedAt": r.started_at,
                 "completedAt": r.completed_at,
-                "detailsUrl": format!("https://github.com/{REPO}/runs/{}", r.id),
+                "detailsUrl": format!("https://github.com/{repo}/runs/{}", r.id),
                 "checkSuite": {"app": {"slug": r.app_slug}},
             });
             (node, state)

@@ -383,7 +383,7 @@ fn route(world: &mut World, ctx: &Ctx) -> Reply {
     match (ctx.method.as_str(), segments.as_slice()) {
         ("POST", ["graphql"]) => graphql::serve(world, ctx),
         ("GET", ["user"]) => users::me(world, ctx),
-        (_, ["repos", owner, name, rest @ ..]) if format!("{owner}/{name}") == super::REPO => {
+        (_, ["repos", owner, name, rest @ ..]) if format!("{owner}/{name}") == world.repo => {
             repository(world, ctx, rest)
         }
         _ => Err(Answer::not_found()),

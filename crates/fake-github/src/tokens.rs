@@ -11,7 +11,9 @@ pub const WORKFLOW_TOKEN: &str = "ghs_test_token_value";
 pub const RELEASE_TOKEN: &str = "ghs_release_token_value";
 pub const RELEASE_LOGIN: &str = "council-release[bot]";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// Named as a workflow's `permissions:` block names them (`pull-requests`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Scope {
     Actions,
     Checks,
@@ -23,7 +25,8 @@ pub enum Scope {
 }
 
 /// `read` < `write`: write includes read, as in a workflow's `permissions:`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
 pub enum Access {
     Read,
     Write,

@@ -9,10 +9,10 @@
 //! Each call changes the world at once (there is no `build()`), so the order of calls is
 //! the order of events: a check run lands on the head the PR has at that moment.
 
-use super::fake_github::FakeGitHub;
-use super::routes::lock;
-use super::tokens::{Access, Scope, Token};
-use super::world::{
+use crate::fake_github::FakeGitHub;
+use crate::routes::lock;
+use crate::tokens::{Access, Scope, Token};
+use crate::world::{
     AutoMerge, CheckRun, CommitStatus, Job, PrFile, PullRequest, Review, World, fake_sha, timestamp,
 };
 
@@ -27,8 +27,7 @@ impl<'g> PrBuilder<'g> {
         let builder = PrBuilder { gh, number };
         builder.world(|w| {
             if !w.pulls.contains_key(&number) {
-                let owner = super::REPO.split('/').next().unwrap_or_default();
-                let mut pr = PullRequest::new(number, owner);
+                let mut pr = PullRequest::new(number, w.owner());
                 pr.base_sha = base_head(w, &pr.base_ref);
                 w.branches.insert(pr.head_ref.clone(), pr.head_sha.clone());
                 w.pulls.insert(number, pr);

@@ -7,10 +7,9 @@
 use serde_json::{Value, json};
 
 use super::{Call, typed_error};
-use crate::support::REPO;
-use crate::support::routes::Answer;
-use crate::support::tokens::{Access, Scope};
-use crate::support::world::{PullRequest, World, fake_sha};
+use crate::routes::Answer;
+use crate::tokens::{Access, Scope};
+use crate::world::{PullRequest, World, fake_sha};
 
 pub fn revert(world: &mut World, call: &Call) -> Answer {
     let empty = json!({"revertPullRequest": null});
@@ -47,9 +46,9 @@ pub fn revert(world: &mut World, call: &Call) -> Answer {
             "Pull request is not merged, so it cannot be reverted",
         );
     };
-    let owner = REPO.split('/').next().unwrap_or_default();
+    let repo = world.repo.clone();
     let number = next_number(world);
-    let mut pr = PullRequest::new(number, owner);
+    let mut pr = PullRequest::new(number, world.owner());
     pr.title = input["title"]
         .as_str()
         .map(str::to_string)
@@ -57,7 +56,7 @@ pub fn revert(world: &mut World, call: &Call) -> Answer {
     pr.body = input["body"]
         .as_str()
         .map(str::to_string)
-        .unwrap_or_else(|| format!("Reverts {REPO}#{}", original.number));
+        .unwrap_or_else(|| format!("Reverts {repo}#{}", original.number));
     pr.draft = input["draft"].as_bool().unwrap_or(false);
     pr.author = call
         .token
@@ -77,7 +76,7 @@ pub fn revert(world: &mut World, call: &Call) -> Answer {
     let created = json!({
         "id": pr.node_id(),
         "number": number,
-        "url": format!("https://github.com/{REPO}/pull/{number}"),
+        "url": format!("https://github.com/{repo}/pull/{number}"),
         "title": pr.title,
         "state": "OPEN",
         "isDraft": pr.draft,
@@ -90,7 +89,7 @@ pub fn revert(world: &mut World, call: &Call) -> Answer {
         "pullRequest": {
             "id": original.node_id(),
             "number": original.number,
-            "url": format!("https://github.com/{REPO}/pull/{}", original.number),
+            "url": format!("https://github.com/{repo}/pull/{}", original.number),
             "state": "MERGED",
         },
         "revertPullRequest": created,

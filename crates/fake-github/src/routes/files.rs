@@ -4,9 +4,8 @@
 use serde_json::{Value, json};
 
 use super::{Answer, Ctx, Reply, encode, paginate};
-use crate::support::REPO;
-use crate::support::tokens::{Access, Scope};
-use crate::support::world::{MAX_LISTED_FILES, PrFile, World, fake_sha};
+use crate::tokens::{Access, Scope};
+use crate::world::{MAX_LISTED_FILES, PrFile, World, fake_sha};
 
 pub fn list(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
     ctx.need(world, Access::Read, &[Scope::PullRequests])?;
@@ -22,6 +21,7 @@ pub fn list(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
 }
 
 fn file_json(world: &World, f: &PrFile, head: &str) -> Value {
+    let repo = &world.repo;
     let path: Vec<String> = f.filename.split('/').map(encode).collect();
     let path = path.join("/");
     let mut v = json!({
@@ -31,9 +31,9 @@ fn file_json(world: &World, f: &PrFile, head: &str) -> Value {
         "additions": f.additions,
         "deletions": f.deletions,
         "changes": f.additions + f.deletions,
-        "blob_url": format!("https://github.com/{REPO}/blob/{head}/{path}"),
-        "raw_url": format!("https://github.com/{REPO}/raw/{head}/{path}"),
-        "contents_url": format!("{}/repos/{REPO}/contents/{path}?ref={head}", world.api),
+        "blob_url": format!("https://github.com/{repo}/blob/{head}/{path}"),
+        "raw_url": format!("https://github.com/{repo}/raw/{head}/{path}"),
+        "contents_url": format!("{}/repos/{repo}/contents/{path}?ref={head}", world.api),
     });
     // GitHub leaves keys out rather than sending null: no `patch` for a binary file, no
     // `previous_filename` unless renamed or copied.

@@ -6,8 +6,8 @@
 use serde_json::{Value, json};
 
 use super::{Answer, Ctx, Reply};
-use crate::support::tokens::{Access, Scope};
-use crate::support::world::{World, fake_sha};
+use crate::tokens::{Access, Scope};
+use crate::world::{World, fake_sha};
 
 /// Mergeable states GitHub refuses to merge in (`unstable` and `has_hooks` merge: the
 /// failing checks are not required ones, or hooks merely run).

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::world::World;
+use crate::world::World;
 
 /// Which requests a fault or hook applies to.
 #[derive(Debug, Clone)]

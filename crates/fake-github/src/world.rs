@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::faults::{Hook, QueuedFault};
-use super::graphql::Operation;
-use super::log::Call;
-use super::tokens::Token;
+use crate::faults::{Hook, QueuedFault};
+use crate::graphql::Operation;
+use crate::log::Call;
+use crate::tokens::Token;
 
 /// The repository's default branch: the fixtures' `Codertocat/Hello-World` uses `master`.
 pub const DEFAULT_BRANCH: &str = "master";
@@ -33,6 +33,8 @@ pub struct World {
     pub issue_query_fails: bool,
     /// The address the server listens on: `Link` headers and URLs in bodies name it.
     pub api: String,
+    /// `owner/name` of the one repository the world holds (`/repos/{owner}/{name}/…`).
+    pub repo: String,
     pub default_branch: String,
     /// Branch name → head SHA (the base branches, and same-repository PR heads).
     pub branches: BTreeMap<String, String>,
@@ -58,6 +60,32 @@ pub struct World {
 }
 
 impl World {
+    /// A world holding `repo` with only its default branch (`master`), the two default
+    /// tokens ([`crate::tokens::defaults`]), the GraphQL operations the product sends and
+    /// every merge method allowed; `api` is set once a server listens.
+    pub fn new(repo: &str) -> World {
+        World {
+            next_id: 5000,
+            repo: repo.to_string(),
+            default_branch: DEFAULT_BRANCH.to_string(),
+            branches: [(DEFAULT_BRANCH.to_string(), fake_sha(DEFAULT_BRANCH))].into(),
+            tokens: crate::tokens::defaults(),
+            graphql: crate::graphql::defaults(),
+            merge_methods: vec!["merge".into(), "squash".into(), "rebase".into()],
+            ..World::default()
+        }
+    }
+
+    /// The repository's owner (the `owner` of `owner/name`).
+    pub fn owner(&self) -> &str {
+        self.repo.split('/').next().unwrap_or_default()
+    }
+
+    /// The repository's name (the `name` of `owner/name`).
+    pub fn name(&self) -> &str {
+        self.repo.split('/').nth(1).unwrap_or_default()
+    }
+
     /// A pull request, or a plain issue, by number.
     pub fn issue_like(&self, number: u64) -> Option<(String, String)> {
         if let Some(pr) = self.pulls.get(&number) {
@@ -130,6 +158,8 @@ impl World {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Issue {
+    /// `None`: "Issue #<n>".
+    pub title: Option<String>,
     pub author: String,
     pub body: String,
     pub labels: Vec<String>,

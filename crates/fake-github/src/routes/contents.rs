@@ -6,11 +6,11 @@ use base64::Engine as _;
 use serde_json::json;
 
 use super::{Answer, Ctx, Reply, encode};
-use crate::support::REPO;
-use crate::support::tokens::{Access, Scope};
-use crate::support::world::{World, fake_sha};
+use crate::tokens::{Access, Scope};
+use crate::world::{World, fake_sha};
 
 pub fn get(world: &mut World, ctx: &Ctx, path: &str) -> Reply {
+    let repo = world.repo.clone();
     ctx.need(world, Access::Read, &[Scope::Contents])?;
     let git_ref = ctx
         .query("ref")
@@ -33,13 +33,13 @@ pub fn get(world: &mut World, ctx: &Ctx, path: &str) -> Reply {
     let url_path = url_path.join("/");
     let sha = fake_sha(&format!("blob {text}"));
     let self_url = format!(
-        "{}/repos/{REPO}/contents/{url_path}?ref={}",
+        "{}/repos/{repo}/contents/{url_path}?ref={}",
         world.api,
         encode(&git_ref)
     );
-    let git_url = format!("{}/repos/{REPO}/git/blobs/{sha}", world.api);
+    let git_url = format!("{}/repos/{repo}/git/blobs/{sha}", world.api);
     let html_url = format!(
-        "https://github.com/{REPO}/blob/{}/{url_path}",
+        "https://github.com/{repo}/blob/{}/{url_path}",
         encode(&git_ref)
     );
     Ok(Answer::ok(json!({
@@ -53,7 +53,7 @@ pub fn get(world: &mut World, ctx: &Ctx, path: &str) -> Reply {
         "url": self_url,
         "git_url": git_url,
         "html_url": html_url,
-        "download_url": format!("https://raw.githubusercontent.com/{REPO}/{}/{url_path}", encode(&git_ref)),
+        "download_url": format!("https://raw.githubusercontent.com/{repo}/{}/{url_path}", encode(&git_ref)),
         "_links": {"self": self_url, "git": git_url, "html": html_url},
     })))
 }

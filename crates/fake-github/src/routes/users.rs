@@ -2,8 +2,8 @@
 //! user, and GitHub refuses them, which is why the product asks GraphQL's `viewer` first.
 
 use super::{Answer, Ctx, Reply, user};
-use crate::support::tokens::forbidden_message;
-use crate::support::world::World;
+use crate::tokens::forbidden_message;
+use crate::world::World;
 
 pub fn me(world: &mut World, ctx: &Ctx) -> Reply {
     match (&ctx.token, ctx.caller(world)) {

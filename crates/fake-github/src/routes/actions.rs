@@ -4,9 +4,8 @@
 use serde_json::{Value, json};
 
 use super::{Ctx, Reply, paginate_in};
-use crate::support::REPO;
-use crate::support::tokens::{Access, Scope};
-use crate::support::world::{World, timestamp};
+use crate::tokens::{Access, Scope};
+use crate::world::{World, timestamp};
 
 /// The branch a job ran for: the branch whose head the commit is, if any.
 fn branch_of(world: &World, sha: &str) -> Option<String> {
@@ -20,6 +19,7 @@ fn branch_of(world: &World, sha: &str) -> Option<String> {
 pub fn jobs(world: &mut World, ctx: &Ctx, run_id: u64) -> Reply {
     ctx.need(world, Access::Read, &[Scope::Actions])?;
     let api = &world.api;
+    let repo = &world.repo;
     let jobs: Vec<Value> = world
         .runs
         .get(&run_id)
@@ -29,19 +29,19 @@ pub fn jobs(world: &mut World, ctx: &Ctx, run_id: u64) -> Reply {
             json!({
                 "id": j.id,
                 "run_id": j.run_id,
-                "run_url": format!("{api}/repos/{REPO}/actions/runs/{}", j.run_id),
+                "run_url": format!("{api}/repos/{repo}/actions/runs/{}", j.run_id),
                 "run_attempt": 1,
                 "node_id": format!("CR_kwDOfake{:06}", j.id),
                 "head_sha": j.head_sha,
-                "url": format!("{api}/repos/{REPO}/actions/jobs/{}", j.id),
-                "html_url": format!("https://github.com/{REPO}/actions/runs/{}/job/{}", j.run_id, j.id),
+                "url": format!("{api}/repos/{repo}/actions/jobs/{}", j.id),
+                "html_url": format!("https://github.com/{repo}/actions/runs/{}/job/{}", j.run_id, j.id),
                 "status": j.status,
                 "conclusion": j.conclusion,
                 "started_at": timestamp(j.id),
                 "completed_at": j.conclusion.as_ref().map(|_| timestamp(j.id + 1)),
                 "name": j.name,
                 "steps": [],
-                "check_run_url": format!("{api}/repos/{REPO}/check-runs/{}", j.check_run_id),
+                "check_run_url": format!("{api}/repos/{repo}/check-runs/{}", j.check_run_id),
                 "labels": ["ubuntu-latest"],
                 "runner_id": 1,
                 "runner_name": "GitHub Actions 1",

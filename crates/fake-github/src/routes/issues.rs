@@ -5,14 +5,14 @@ use serde_json::json;
 
 use super::labels::label_json;
 use super::{Answer, Ctx, Reply, user};
-use crate::support::REPO;
-use crate::support::tokens::{Access, Scope};
-use crate::support::world::{World, timestamp};
+use crate::tokens::{Access, Scope};
+use crate::world::{World, timestamp};
 
 pub fn get(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
     ctx.need(world, Access::Read, &[Scope::Issues, Scope::PullRequests])?;
     let (author, body) = world.issue_like(number).ok_or_else(Answer::not_found)?;
     let api = &world.api;
+    let repo = &world.repo;
     let pr = world.pr(number);
     let labels = match pr {
         Some(pr) => pr.labels.clone(),
@@ -27,16 +27,23 @@ pub fn get(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
     let mut issue = json!({
         "id": 2_000_000 + number,
         "node_id": format!("I_kwDOfake{number:06}"),
-        "url": format!("{api}/repos/{REPO}/issues/{number}"),
-        "repository_url": format!("{api}/repos/{REPO}"),
-        "labels_url": format!("{api}/repos/{REPO}/issues/{number}/labels{{/name}}"),
-        "comments_url": format!("{api}/repos/{REPO}/issues/{number}/comments"),
-        "events_url": format!("{api}/repos/{REPO}/issues/{number}/events"),
-        "html_url": format!("https://github.com/{REPO}/issues/{number}"),
+        "url": format!("{api}/repos/{repo}/issues/{number}"),
+        "repository_url": format!("{api}/repos/{repo}"),
+        "labels_url": format!("{api}/repos/{repo}/issues/{number}/labels{{/name}}"),
+        "comments_url": format!("{api}/repos/{repo}/issues/{number}/comments"),
+        "events_url": format!("{api}/repos/{repo}/issues/{number}/events"),
+        "html_url": format!("https://github.com/{repo}/issues/{number}"),
         "number": number,
         "state": if open { "open" } else { "closed" },
         "state_reason": (!open).then_some("completed"),
-        "title": pr.map(|p| p.title.clone()).unwrap_or_else(|| format!("Issue #{number}")),
+        "title": match pr {
+            Some(p) => p.title.clone(),
+            None => world
+                .issues
+                .get(&number)
+                .and_then(|i| i.title.clone())
+                .unwrap_or_else(|| format!("Issue #{number}")),
+        },
         "body": body,
         "user": user(&author),
         "labels": labels.iter().map(|l| label_json(world, l)).collect::<Vec<_>>(),
@@ -56,8 +63,8 @@ pub fn get(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
     });
     if pr.is_some() {
         issue["pull_request"] = json!({
-            "url": format!("{api}/repos/{REPO}/pulls/{number}"),
-            "html_url": format!("https://github.com/{REPO}/pull/{number}"),
+            "url": format!("{api}/repos/{repo}/pulls/{number}"),
+            "html_url": format!("https://github.com/{repo}/pull/{number}"),
         });
     }
     Ok(Answer::ok(issue))

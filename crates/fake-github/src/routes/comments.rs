@@ -4,9 +4,8 @@
 use serde_json::{Value, json};
 
 use super::{Answer, Ctx, Reply, paginate};
-use crate::support::REPO;
-use crate::support::tokens::{Access, Scope};
-use crate::support::world::{World, timestamp};
+use crate::tokens::{Access, Scope};
+use crate::world::{World, timestamp};
 
 const READ: &[Scope] = &[Scope::Issues, Scope::PullRequests];
 
@@ -32,7 +31,7 @@ pub fn create(world: &mut World, ctx: &Ctx, issue: u64) -> Reply {
     world.next_id += 1;
     let id = world.next_id;
     let login = ctx.login(world);
-    let c = comment(id, issue, &login, text);
+    let c = comment(&world.repo, id, issue, &login, text);
     world.comments.push(c.clone());
     Ok(Answer::json(201, c))
 }
@@ -81,7 +80,7 @@ fn refused_write(world: &World, ctx: &Ctx) -> Result<(), Answer> {
 
 /// A comment as REST returns it, plus the `issue` it is on. Ids grow with time, one
 /// second apart, so ordering by `created_at` is ordering by id.
-pub fn comment(id: u64, issue: u64, login: &str, body: &str) -> Value {
+pub fn comment(repo: &str, id: u64, issue: u64, login: &str, body: &str) -> Value {
     let created = timestamp(id);
     json!({
         "id": id,
@@ -89,7 +88,7 @@ pub fn comment(id: u64, issue: u64, login: &str, body: &str) -> Value {
         "body": body,
         "user": {"login": login, "type": if login.ends_with("[bot]") { "Bot" } else { "User" }},
         "author_association": "NONE",
-        "html_url": format!("https://github.com/{REPO}/pull/{issue}#issuecomment-{id}"),
+        "html_url": format!("https://github.com/{repo}/pull/{issue}#issuecomment-{id}"),
         "created_at": created,
         "updated_at": created,
     })

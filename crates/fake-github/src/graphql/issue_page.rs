@@ -5,9 +5,9 @@
 use serde_json::{Value, json};
 
 use super::{Call, actor, error};
-use crate::support::routes::Answer;
-use crate::support::tokens::{Access, Scope};
-use crate::support::world::World;
+use crate::routes::Answer;
+use crate::tokens::{Access, Scope};
+use crate::world::World;
 
 pub fn issue_page(world: &mut World, call: &Call) -> Answer {
     if world.issue_query_fails {

@@ -3,14 +3,14 @@
 use serde_json::{Value, json};
 
 use super::{Answer, Ctx, Reply, paginate, user};
-use crate::support::REPO;
-use crate::support::tokens::{Access, Scope};
-use crate::support::world::World;
+use crate::tokens::{Access, Scope};
+use crate::world::World;
 
 pub fn list(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
     ctx.need(world, Access::Read, &[Scope::PullRequests])?;
     let pr = world.pr(number).ok_or_else(Answer::not_found)?;
     let api = &world.api;
+    let repo = &world.repo;
     let reviews: Vec<Value> = pr
         .reviews
         .iter()
@@ -21,11 +21,11 @@ pub fn list(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
                 "user": user(&r.user),
                 "body": r.body,
                 "state": r.state,
-                "html_url": format!("https://github.com/{REPO}/pull/{number}#pullrequestreview-{}", r.id),
-                "pull_request_url": format!("{api}/repos/{REPO}/pulls/{number}"),
+                "html_url": format!("https://github.com/{repo}/pull/{number}#pullrequestreview-{}", r.id),
+                "pull_request_url": format!("{api}/repos/{repo}/pulls/{number}"),
                 "_links": {
-                    "html": {"href": format!("https://github.com/{REPO}/pull/{number}#pullrequestreview-{}", r.id)},
-                    "pull_request": {"href": format!("{api}/repos/{REPO}/pulls/{number}")},
+                    "html": {"href": format!("https://github.com/{repo}/pull/{number}#pullrequestreview-{}", r.id)},
+                    "pull_request": {"href": format!("{api}/repos/{repo}/pulls/{number}")},
                 },
                 "submitted_at": r.submitted_at,
                 "commit_id": r.commit_id,

@@ -10,17 +10,17 @@ use serde_json::{Value, json};
 use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-use super::REPO;
-use super::builders::{self, CommitBuilder, PrBuilder, TokenBuilder};
-use super::faults::{Fault, Hook, HookFn, QueuedFault, Target, When};
-use super::graphql::{self, Operation};
-use super::log::Call;
-use super::routes::{WorldResponder, lock};
-use super::tokens::{self, WORKFLOW_TOKEN};
-pub use super::world::World;
-use super::world::{DEFAULT_BRANCH, PullRequest, fake_sha};
+use crate::REPO;
+use crate::builders::{self, CommitBuilder, PrBuilder, TokenBuilder};
+use crate::faults::{Fault, Hook, HookFn, QueuedFault, Target, When};
+use crate::graphql::Operation;
+use crate::log::Call;
+use crate::routes::{WorldResponder, lock};
+use crate::tokens::WORKFLOW_TOKEN;
+use crate::world::PullRequest;
+pub use crate::world::World;
 
-pub use super::routes::comment;
+pub use crate::routes::comment;
 
 /// The policy file the product reads (`policy` input default).
 const POLICY: &str = ".github/council.yml";
@@ -51,14 +51,8 @@ impl FakeGitHub {
     pub async fn start() -> FakeGitHub {
         let server = MockServer::start().await;
         let world = World {
-            next_id: 5000,
             api: server.uri(),
-            default_branch: DEFAULT_BRANCH.to_string(),
-            branches: [(DEFAULT_BRANCH.to_string(), fake_sha(DEFAULT_BRANCH))].into(),
-            tokens: tokens::defaults(),
-            graphql: graphql::defaults(),
-            merge_methods: vec!["merge".into(), "squash".into(), "rebase".into()],
-            ..World::default()
+            ..World::new(REPO)
         };
         let gh = FakeGitHub {
             server,
@@ -73,7 +67,8 @@ impl FakeGitHub {
     /// precedence: at the default priority, mounted first, they answer before a mock a
     /// test mounts later. Every other route yields to a test's own mocks.
     async fn mount(&self) {
-        let legacy = format!(r"^(/graphql|/repos/{REPO}/issues/(\d+|\d+/comments|comments/\d+))$");
+        let repo = self.repo();
+        let legacy = format!(r"^(/graphql|/repos/{repo}/issues/(\d+|\d+/comments|comments/\d+))$");
         Mock::given(path_regex(legacy))
             .respond_with(self.responder())
             .mount(&self.server)
@@ -105,6 +100,11 @@ impl FakeGitHub {
 
     pub fn uri(&self) -> String {
         self.server.uri()
+    }
+
+    /// `owner/name` of the world's repository ([`REPO`] unless a test changed it).
+    pub fn repo(&self) -> String {
+        lock(&self.world).repo.clone()
     }
 
     // ------------------------------------------------------------------ the scene
@@ -253,7 +253,7 @@ impl FakeGitHub {
     /// Takes every write not taken yet and checks them, in order, as `METHOD /path` with
     /// the repository prefix and the query left out (`POST /issues/2/comments`).
     pub fn expect_writes(&self, expected: &[&str]) {
-        let prefix = format!("/repos/{REPO}");
+        let prefix = format!("/repos/{}", self.repo());
         let writes: Vec<String> = self
             .take_writes()
             .iter()
@@ -308,7 +308,8 @@ impl FakeGitHub {
     pub fn issue(&self, number: u64, author: &str, body: &str) {
         lock(&self.world).issues.insert(
             number,
-            super::world::Issue {
+            crate::world::Issue {
+                title: None,
                 author: author.to_string(),
                 body: body.to_string(),
                 labels: Vec::new(),
@@ -366,7 +367,8 @@ impl FakeGitHub {
         let mut w = lock(&self.world);
         w.next_id += 1;
         let id = w.next_id;
-        w.comments.push(comment(id, issue, author, body));
+        let c = comment(&w.repo, id, issue, author, body);
+        w.comments.push(c);
         id
     }
 
@@ -391,7 +393,7 @@ impl FakeGitHub {
             json!({"number": pr, "state": "closed"})
         };
         Mock::given(method("PATCH"))
-            .and(path(format!("/repos/{REPO}/pulls/{pr}")))
+            .and(path(format!("/repos/{}/pulls/{pr}", self.repo())))
             .respond_with(ResponseTemplate::new(status).set_body_json(body))
             .mount(&self.server)
             .await;

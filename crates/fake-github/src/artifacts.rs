@@ -7,10 +7,10 @@ use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
 
-use super::fake_github::FakeGitHub;
-use super::{REPO, REPO_ID};
+use crate::REPO_ID;
+use crate::fake_github::FakeGitHub;
 
-/// The id of a fork of [`REPO`]: a run of its pull request's code carries it as
+/// The id of a fork of [`crate::REPO`]: a run of its pull request's code carries it as
 /// `head_repository_id`.
 pub const FORK_ID: u64 = 999_000_001;
 
@@ -46,6 +46,7 @@ impl Artifact {
 /// Serves `artifacts` for PR `pr` (any order; the product picks the newest by id), listed
 /// as the REST API lists them: with their run's repository and head repository ids.
 pub async fn serve(gh: &FakeGitHub, pr: u64, artifacts: &[Artifact]) {
+    let repo = gh.repo();
     let mut listed = Vec::new();
     for artifact in artifacts {
         let zip = zip_audit(pr, &artifact.audit);
@@ -60,7 +61,7 @@ pub async fn serve(gh: &FakeGitHub, pr: u64, artifacts: &[Artifact]) {
         }));
         Mock::given(method("GET"))
             .and(path(format!(
-                "/repos/{REPO}/actions/artifacts/{}/zip",
+                "/repos/{repo}/actions/artifacts/{}/zip",
                 artifact.id
             )))
             .respond_with(
@@ -72,7 +73,7 @@ pub async fn serve(gh: &FakeGitHub, pr: u64, artifacts: &[Artifact]) {
             .await;
     }
     Mock::given(method("GET"))
-        .and(path(format!("/repos/{REPO}/actions/artifacts")))
+        .and(path(format!("/repos/{repo}/actions/artifacts")))
         .respond_with(
             ResponseTemplate::new(200)
                 .set_body_json(json!({"total_count": listed.len(), "artifacts": listed})),
@@ -99,6 +100,7 @@ fn zip_audit(pr: u64, audit: &Value) -> Vec<u8> {
 
 /// The artifacts one workflow run uploaded, by name (`GET /actions/runs/{id}/artifacts`).
 pub async fn serve_run(gh: &FakeGitHub, run_id: u64, names: &[&str]) {
+    let repo = gh.repo();
     let listed: Vec<Value> = names
         .iter()
         .enumerate()
@@ -110,7 +112,7 @@ pub async fn serve_run(gh: &FakeGitHub, run_id: u64, names: &[&str]) {
         .collect();
     Mock::given(method("GET"))
         .and(path(format!(
-            "/repos/{REPO}/actions/runs/{run_id}/artifacts"
+            "/repos/{repo}/actions/runs/{run_id}/artifacts"
         )))
         .respond_with(
             ResponseTemplate::new(200)

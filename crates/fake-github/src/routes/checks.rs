@@ -5,9 +5,8 @@
 use serde_json::{Value, json};
 
 use super::{Answer, Ctx, Reply, paginate_in};
-use crate::support::REPO;
-use crate::support::tokens::{Access, Scope};
-use crate::support::world::{CheckRun, CommitStatus, World};
+use crate::tokens::{Access, Scope};
+use crate::world::{CheckRun, CommitStatus, World};
 
 /// Check runs on the commit; `filter=latest` (the default) keeps the newest run of each
 /// name, as a re-run replaces the one before; `check_name` and `status` narrow further.
@@ -88,11 +87,12 @@ pub fn combined(world: &mut World, ctx: &Ctx, git_ref: &str) -> Reply {
         .unwrap_or_default();
     let latest = latest_statuses(&all);
     let api = &world.api;
+    let repo = &world.repo;
     let statuses: Vec<Value> = latest
         .iter()
         .map(|s| {
             json!({
-                "url": format!("{api}/repos/{REPO}/statuses/{sha}"),
+                "url": format!("{api}/repos/{repo}/statuses/{sha}"),
                 "avatar_url": "https://avatars.githubusercontent.com/u/9919?v=4",
                 "id": s.id,
                 "node_id": format!("SC_kwDOfake{:06}", s.id),
@@ -109,15 +109,16 @@ pub fn combined(world: &mut World, ctx: &Ctx, git_ref: &str) -> Reply {
         "state": combined_state(&latest),
         "sha": sha,
         "total_count": statuses.len(),
-        "repository": super::pulls::repo_json(world, REPO, false),
-        "commit_url": format!("{api}/repos/{REPO}/commits/{sha}"),
-        "url": format!("{api}/repos/{REPO}/commits/{sha}/status"),
+        "repository": super::pulls::repo_json(world, repo, false),
+        "commit_url": format!("{api}/repos/{repo}/commits/{sha}"),
+        "url": format!("{api}/repos/{repo}/commits/{sha}/status"),
     });
     Ok(paginate_in(world, ctx, &statuses, wrapper, "statuses"))
 }
 
 fn check_run_json(world: &World, r: &CheckRun) -> Value {
     let api = &world.api;
+    let repo = &world.repo;
     // Same-repository pull requests whose head is this commit, as GitHub lists them.
     let pulls: Vec<Value> = world
         .pulls
@@ -126,7 +127,7 @@ fn check_run_json(world: &World, r: &CheckRun) -> Value {
         .map(|pr| {
             json!({
                 "number": pr.number,
-                "url": format!("{api}/repos/{REPO}/pulls/{}", pr.number),
+                "url": format!("{api}/repos/{repo}/pulls/{}", pr.number),
                 "head": {"ref": pr.head_ref, "sha": pr.head_sha},
                 "base": {"ref": pr.base_ref, "sha": pr.base_sha},
             })
@@ -137,9 +138,9 @@ fn check_run_json(world: &World, r: &CheckRun) -> Value {
         "node_id": format!("CR_kwDOfake{:06}", r.id),
         "head_sha": r.head_sha,
         "external_id": "",
-        "url": format!("{api}/repos/{REPO}/check-runs/{}", r.id),
-        "html_url": format!("https://github.com/{REPO}/runs/{}", r.id),
-        "details_url": format!("https://github.com/{REPO}/runs/{}", r.id),
+        "url": format!("{api}/repos/{repo}/check-runs/{}", r.id),
+        "html_url": format!("https://github.com/{repo}/runs/{}", r.id),
+        "details_url": format!("https://github.com/{repo}/runs/{}", r.id),
         "status": r.status,
         "conclusion": r.conclusion,
         "started_at": r.started_at,

@@ -1,0 +1,28 @@
+//! A fake GitHub: one repository as plain data ([`world::World`]: branches, files at
+//! refs, issues and comments, pull requests with their files, reviews and checks,
+//! tokens and what each may do), served over HTTP by one wiremock responder that answers
+//! the REST and GraphQL requests `council` makes with GitHub's own shapes, and changes
+//! the world on writes, so a merge or a comment is seen by every later request.
+//!
+//! The integration tests set a scene with builders ([`fake_github::FakeGitHub`]), drill
+//! faults and check every write.
+//!
+//! A development tool: `council` never depends on it.
+
+pub mod artifacts;
+pub mod builders;
+pub mod fake_github;
+pub mod faults;
+pub mod fixture;
+pub mod graphql;
+pub mod log;
+pub mod routes;
+pub mod standalone;
+pub mod tokens;
+pub mod world;
+
+/// The repository of a world a test starts ([`fake_github::FakeGitHub::start`]): the
+/// one GitHub's webhook examples (and so the bundled event payloads) name.
+pub const REPO: &str = "Codertocat/Hello-World";
+/// [`REPO`]'s numeric id, as the bundled payloads name it (`repository.id`).
+pub const REPO_ID: u64 = 186_853_002;
