@@ -6,5 +6,6 @@
 
 pub mod app;
 pub mod cli;
+pub mod mcp;
 pub mod runner;
 pub mod settings;

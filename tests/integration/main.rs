@@ -18,6 +18,7 @@ mod guard;
 mod hardening;
 mod hostile;
 mod ledger;
+mod mcp;
 mod redaction;
 mod registry;
 mod release;
