@@ -450,3 +450,37 @@ fn python_with_mcp() -> Option<PathBuf> {
             .is_ok_and(|s| s.success());
     (installed && ok(&python)).then_some(python)
 }
+
+/// A measurement, not a check (benches/mcp.sh runs it in release): `report_context`
+/// round trips against the fake GitHub, each one a validation, a comment list and an
+/// edit.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "a measurement: benches/mcp.sh"]
+async fn mcp_report_round_trip_timing() {
+    let gh = FakeGitHub::start().await;
+    gh.issue(50, "Codertocat", "Agents: post your context reports here.");
+    gh.writes_not_checked("a measurement");
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::start(&gh.uri(), &["--registry-issue", "50"], dir.path());
+    let mut times = Vec::new();
+    for i in 0..50u64 {
+        let report = json!({
+            "agentId": "agent-a",
+            "contextWindow": {"totalTokens": 1000 + i, "availableTokens": 150_000},
+            "loadedProjects": [{"projectId": "app", "filesLoaded": 10, "sizeInTokens": 100}],
+            "loadedTasks": [{"taskId": "T1", "relevantFiles": 2}],
+            "capabilities": {"canStartImmediately": ["T1"], "needsContextLoad": []},
+        });
+        let t0 = std::time::Instant::now();
+        let (error, text) = s.call("report_context", report);
+        times.push(t0.elapsed().as_secs_f64() * 1000.0);
+        assert!(!error, "{text}");
+    }
+    times.sort_by(f64::total_cmp);
+    println!(
+        "report_context round trip against the fake GitHub: median {:.2} ms, p90 {:.2} ms ({} calls)",
+        times[times.len() / 2],
+        times[times.len() * 9 / 10],
+        times.len()
+    );
+}
