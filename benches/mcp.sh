@@ -10,8 +10,9 @@ target="${CARGO_TARGET_DIR:-target}"
 cargo build --release --locked --bin council
 bin="$target/release/council"
 python3 benches/mcp_client.py "$bin" council.example.yml "${RUNS:-20}"
-# The report_context round trip needs the fake GitHub of the integration tests.
-cargo test --release --locked --test integration mcp_report_round_trip_timing -- --ignored --nocapture 2>/dev/null \
+# The report_context round trip needs the fake GitHub of the integration tests (built in
+# the test profile; the server measured is the release binary, through COUNCIL_BIN).
+COUNCIL_BIN="$bin" cargo test --locked --test integration mcp_report_round_trip_timing -- --ignored --nocapture 2>/dev/null \
   | grep '^report_context'
 size=$(stat -c %s "$bin")
 echo "release binary: $size bytes"
