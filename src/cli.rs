@@ -126,6 +126,19 @@ const ASSIGN_HELP: &str = concat!(
      council assign --repo octo-org/app --issue 7 --registry-issue 1 --apply\n\n",
     token_only!()
 );
+const MCP_HELP: &str = concat!(
+    "Examples:\n  council mcp --repo octo-org/app --registry-issue 1\n  \
+     council mcp --read-only\n  \
+     council mcp --tools check_branch,get_agent_state,put_agent_state --policy .github/council.yml\n\n\
+     Serves the Model Context Protocol over stdio (stdout carries protocol messages only; logs \
+     go to stderr): register it with an agent (Claude Code .mcp.json, VS Code \
+     .vscode/mcp.json, Cursor .cursor/mcp.json). Tools: report_context, check_branch, \
+     get_agent_state, put_agent_state, assign, verify_ledger, pr_status.\n\n",
+    token_help!(),
+    key_help!(),
+    ps_help!(),
+    " or the key file."
+);
 const INIT_HELP: &str = "Examples:\n  council init\n  council init --from-branches \
      --dry-run\n  council init --two-phase --action octo-org/agent-council@v0 --force";
 const POLICY_CHECK_HELP: &str = "Examples:\n  council policy check\n  council policy check \
@@ -245,6 +258,9 @@ pub enum Command {
     /// Rank agents for an issue from their context reports.
     #[command(after_help = ASSIGN_HELP)]
     Assign(AssignArgs),
+    /// Serve council's tools to agents over the Model Context Protocol (stdio).
+    #[command(after_help = MCP_HELP)]
+    Mcp(McpArgs),
     #[command(flatten)]
     Tool(ToolCommand),
 }
@@ -897,6 +913,31 @@ pub struct AssignArgs {
     pub json: JsonArgs,
 }
 
+/// `council mcp`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct McpArgs {
+    /// List only the tools that write nothing (check_branch, get_agent_state,
+    /// verify_ledger, pr_status)
+    #[arg(long)]
+    pub read_only: bool,
+    /// Serve only these tools (comma separated; default: all)
+    #[arg(long, value_name = "NAMES", value_delimiter = ',')]
+    pub tools: Vec<String>,
+    /// Issue that holds agents' context reports (report_context, assign)
+    #[arg(long, env = "INPUT_REGISTRY-ISSUE", hide_env = true, value_name = "N")]
+    pub registry_issue: Option<String>,
+    #[command(flatten)]
+    pub api: ApiArgs,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+    #[command(flatten)]
+    pub trust: TrustArgs,
+    #[command(flatten)]
+    pub dry_run: DryRunArgs,
+    #[command(flatten)]
+    pub sign: SignArgs,
+}
+
 // ------------------------------------------------ subcommand flags → the one raw surface
 
 impl Command {
@@ -915,6 +956,7 @@ impl Command {
             Command::Context(ContextCommand::Sync(_)) => "context sync",
             Command::Report(_) => "report",
             Command::Assign(_) => "assign",
+            Command::Mcp(_) => "mcp",
             Command::Tool(ToolCommand::Init(_)) => "init",
             Command::Tool(ToolCommand::Policy(PolicyCommand::Check(_))) => "policy check",
             Command::Tool(ToolCommand::Completions(_)) => "completions",
@@ -938,6 +980,7 @@ impl Command {
             Command::Context(ContextCommand::Sync(a)) => a,
             Command::Report(a) => a,
             Command::Assign(a) => a,
+            Command::Mcp(a) => a,
             // Tools take none of the run's flags (main runs them before any settings).
             Command::Tool(_) => &(),
         };
@@ -1058,6 +1101,20 @@ impl Fill for RunArgs {
         i.close_on_fail.clone_from(&self.close_on_fail);
         i.registry_issue.clone_from(&self.registry_issue);
         l.apply = self.apply;
+    }
+}
+
+impl Fill for McpArgs {
+    fn fill(&self, i: &mut Inputs, l: &mut LocalFlags) {
+        let groups: [&dyn Fill; 5] = [
+            &self.api,
+            &self.policy,
+            &self.trust,
+            &self.dry_run,
+            &self.sign,
+        ];
+        fill_groups(&groups, i, l);
+        i.registry_issue.clone_from(&self.registry_issue);
     }
 }
 

@@ -7,5 +7,6 @@
 pub mod app;
 pub mod cli;
 pub mod flag_order;
+pub mod mcp;
 pub mod runner;
 pub mod settings;

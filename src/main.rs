@@ -30,6 +30,14 @@ fn main() {
             Err(e) => fail(&env.runner(), &e),
         }
     }
+    // `council mcp` keeps its own flags; the run's settings come from the shared ones.
+    let mcp = match &cli.command {
+        Some(Command::Mcp(args)) => Some(agent_council::mcp::Options {
+            read_only: args.read_only,
+            tools: args.tools.clone(),
+        }),
+        _ => None,
+    };
     let settings = match Settings::resolve(cli, &env, cwd) {
         Ok(settings) => settings,
         Err(e) => {
@@ -41,7 +49,12 @@ fn main() {
         }
     };
     for warning in &settings.warnings {
-        settings.runner.annotate(Level::Warning, "council", warning);
+        if mcp.is_some() {
+            // stdout is the MCP server's protocol stream, even inside Actions.
+            eprintln!("warning: {warning}");
+        } else {
+            settings.runner.annotate(Level::Warning, "council", warning);
+        }
     }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -53,6 +66,16 @@ fn main() {
             &Error::Usage(format!("cannot start the async runtime: {e}")),
         ),
     };
+    if let Some(options) = mcp {
+        // stdout is the protocol's: an error that stops the server goes to stderr only.
+        match runtime.block_on(agent_council::mcp::serve(settings.clone(), options)) {
+            Ok(()) => std::process::exit(0),
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(e.exit_code())
+            }
+        }
+    }
     match runtime.block_on(agent_council::app::run(settings.clone())) {
         Ok(outcome) => std::process::exit(outcome.exit_code()),
         Err(e) => fail(&settings.runner, &e),

@@ -113,6 +113,8 @@ pub enum CommandKind {
     Run(Command),
     /// `council context show PATH` (CLI only: it reads a local file and writes nothing).
     ContextShow,
+    /// `council mcp`: a Model Context Protocol server over stdio (CLI only).
+    Mcp,
 }
 
 /// `council verify`: the file (the event's PR audit file when `None`), earlier files that
@@ -145,6 +147,7 @@ impl CommandKind {
             CommandKind::Auto => "auto",
             CommandKind::Run(command) => command.name(),
             CommandKind::ContextShow => "context-show",
+            CommandKind::Mcp => "mcp",
         }
     }
 }
@@ -311,6 +314,7 @@ impl Settings {
                     }
                     cli::Command::Report(_) => CommandKind::Run(Command::Report),
                     cli::Command::Assign(_) => CommandKind::Run(Command::Assign),
+                    cli::Command::Mcp(_) => CommandKind::Mcp,
                     cli::Command::Verify(a) => {
                         verify = VerifyOptions {
                             file: Some(a.file),

@@ -7,17 +7,17 @@ mod facts;
 mod finish;
 mod input_file;
 mod ledger;
-mod marked_comment;
+pub(crate) mod marked_comment;
 mod pipeline;
-mod policy_source;
+pub(crate) mod policy_source;
 mod pulls_of_event;
-mod reports;
+pub(crate) mod reports;
 mod run_json;
-mod state;
+pub(crate) mod state;
 pub mod tools;
 mod two_phase;
 mod upload;
-mod verify;
+pub(crate) mod verify;
 mod workspace_file;
 
 use std::io::Read;
@@ -54,6 +54,11 @@ async fn dispatch(settings: &Settings) -> Result<Outcome> {
         }
         CommandKind::Run(command) => run_command(settings, command, None).await,
         CommandKind::ContextShow => context::show(settings),
+        // `main` serves `council mcp` itself (it is no action command).
+        CommandKind::Mcp => Err(Error::Usage(
+            "`council mcp` is a server: run it as `council mcp`, not as the action's command"
+                .to_string(),
+        )),
     }
 }
 
@@ -192,7 +197,7 @@ fn repository_of(settings: &Settings, event: Option<&Event>) -> Result<RepoName>
 
 /// A client for one token; `None` means "no API calls possible with it". A dry run's
 /// clients refuse every write themselves.
-fn github_client(
+pub(crate) fn github_client(
     settings: &Settings,
     repo: &RepoName,
     token: Option<&Secret>,

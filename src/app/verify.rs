@@ -47,6 +47,25 @@ pub fn run(settings: &Settings, options: &VerifyOptions) -> Result<Outcome> {
 
 /// Verifies, says so, and returns the JSON report.
 fn check(settings: &Settings, options: &VerifyOptions) -> Result<Value> {
+    let report = verify_files(settings, options)?;
+    let line = report["message"].as_str().unwrap_or_default();
+    settings.runner.append_summary(&format!(
+        "### agent-council · verify\n\n✅ {}\n",
+        council_protocol::render::text::escape_text(line)
+    ))?;
+    if settings.in_actions {
+        settings
+            .runner
+            .annotate(Level::Notice, "council verify", line);
+    } else if !settings.json {
+        println!("{line}");
+    }
+    Ok(report)
+}
+
+/// Verifies the files (paths relative to the workspace) and returns the JSON report;
+/// says nothing (`Error::Tampered` is what was found wrong).
+pub(crate) fn verify_files(settings: &Settings, options: &VerifyOptions) -> Result<Value> {
     let path = match &options.file {
         Some(f) => settings.workspace.join(f),
         None => default_file(settings)?,
@@ -74,17 +93,6 @@ fn check(settings: &Settings, options: &VerifyOptions) -> Result<Value> {
         line.push_str(
             "; `state` and `gates` not checked (they depend on the entries taken on trust)",
         );
-    }
-    settings.runner.append_summary(&format!(
-        "### agent-council · verify\n\n✅ {}\n",
-        council_protocol::render::text::escape_text(&line)
-    ))?;
-    if settings.in_actions {
-        settings
-            .runner
-            .annotate(Level::Notice, "council verify", &line);
-    } else if !settings.json {
-        println!("{line}");
     }
     let report = &files[0].report;
     let proven_by: Vec<&str> = proof

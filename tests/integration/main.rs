@@ -19,6 +19,7 @@ mod guard;
 mod hardening;
 mod hostile;
 mod ledger;
+mod mcp;
 mod messages;
 mod redaction;
 mod registry;

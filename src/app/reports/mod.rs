@@ -39,7 +39,6 @@ fn registry_issue(settings: &Settings, command: &str) -> Result<u64> {
 /// `council report`: validate the report strictly, then edit the agent's one report
 /// comment on the registry issue (or post it).
 pub async fn report(settings: &Settings) -> Result<Outcome> {
-    let registry = registry_issue(settings, "report")?;
     let raw = settings.report.as_deref().ok_or_else(|| {
         Error::Usage(
             "`report` needs the report: set the `report` input (--report @report.json or inline JSON)"
@@ -47,9 +46,57 @@ pub async fn report(settings: &Settings) -> Result<Outcome> {
         )
     })?;
     let text = input_file::resolve_input(&settings.workspace, "report", raw)?;
+    let posted = post_report(settings, &text).await?;
+    for w in &posted.warnings {
+        settings.runner.annotate(Level::Warning, REPORT_TITLE, w);
+    }
+    let view = posted.view();
+    settings
+        .runner
+        .append_summary(&view::report_markdown(&view))?;
+    settings.runner.set_outputs(&Outputs::pending().pairs())?;
+    if settings.json {
+        println!("{}", view::report_json(&view));
+    } else if !settings.in_actions {
+        print!("{}", view::report_plain(&view));
+    }
+    Ok(Outcome::Passed)
+}
+
+/// A report as `council report` left it on the registry issue.
+pub(crate) struct PostedReport {
+    pub repo: String,
+    pub registry: u64,
+    pub report: context_report::Report,
+    /// `posted`, `updated`, `unchanged`, `dry_run` or `read_only`.
+    pub outcome: &'static str,
+    pub url: String,
+    pub body: String,
+    pub requests: u32,
+    pub warnings: Vec<String>,
+}
+
+impl PostedReport {
+    fn view(&self) -> ReportView<'_> {
+        ReportView {
+            repo: &self.repo,
+            registry: self.registry,
+            report: &self.report,
+            outcome: self.outcome,
+            url: &self.url,
+            body: &self.body,
+            requests: self.requests,
+        }
+    }
+}
+
+/// Validates `text` (a context report, JSON) strictly, before any request, then edits the
+/// agent's one report comment on the registry issue (or posts it) through the executor.
+pub(crate) async fn post_report(settings: &Settings, text: &str) -> Result<PostedReport> {
+    let registry = registry_issue(settings, "report")?;
     let bad = |why: String| Error::Input(format!("input `report`: {why}"));
     let now = crate::app::now();
-    let report = parse_report(&text)
+    let report = parse_report(text)
         .map_err(|e| bad(e.to_string()))?
         .stamped(&now);
     if let Some(at) = report.reported_at
@@ -75,9 +122,7 @@ pub async fn report(settings: &Settings) -> Result<Outcome> {
         body: body.clone(),
     };
     let performed = executor.perform(&effect).await;
-    for w in &performed.warnings {
-        settings.runner.annotate(Level::Warning, REPORT_TITLE, w);
-    }
+    let mut warnings = performed.warnings.clone();
     let url = performed
         .comment
         .as_ref()
@@ -89,36 +134,26 @@ pub async fn report(settings: &Settings) -> Result<Outcome> {
         (EffectResult::Unchanged(_), _) => "unchanged",
         (EffectResult::Skipped(_), _) if settings.dry_run => "dry_run",
         (EffectResult::Refused(_), _) => {
-            settings.runner.annotate(
-                Level::Warning,
-                REPORT_TITLE,
+            warnings.push(
                 "the token may not write comments (403): the report was not posted; grant \
-                 \"issues: write\" in the workflow's permissions",
+                 \"issues: write\" in the workflow's permissions"
+                    .to_string(),
             );
             "read_only"
         }
         (_, Some(e)) => return Err(read_error(e, registry, &target.gh)),
         (_, None) => return Err(Error::Api(performed.report.message().plain())),
     };
-    let view = ReportView {
-        repo: &target.repo.full(),
+    Ok(PostedReport {
+        repo: target.repo.full(),
         registry,
-        report: &report,
+        report,
         outcome,
-        url: &url,
-        body: &body,
+        url,
+        body,
         requests: target.gh.requests(),
-    };
-    settings
-        .runner
-        .append_summary(&view::report_markdown(&view))?;
-    settings.runner.set_outputs(&Outputs::pending().pairs())?;
-    if settings.json {
-        println!("{}", view::report_json(&view));
-    } else if !settings.in_actions {
-        print!("{}", view::report_plain(&view));
-    }
-    Ok(Outcome::Passed)
+        warnings,
+    })
 }
 
 /// `council assign`: rank the registry's agents for the issue; with `--apply` (always
@@ -126,6 +161,78 @@ pub async fn report(settings: &Settings) -> Result<Outcome> {
 pub async fn assign(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
     let registry = registry_issue(settings, "assign")?;
     let target = Target::resolve(settings, event, "assign")?;
+    let assigned = rank(settings, &target, registry, settings.apply).await?;
+    for warning in &assigned.warnings {
+        settings
+            .runner
+            .annotate(Level::Warning, ASSIGN_TITLE, warning);
+    }
+    let view = assigned.view();
+    settings
+        .runner
+        .append_summary(&view::assign_markdown(&view))?;
+    let mut outputs = Outputs::pending();
+    outputs.set(
+        Output::RecommendedAgent,
+        assigned.ranking.recommended.clone().unwrap_or_default(),
+    );
+    settings.runner.set_outputs(&outputs.pairs())?;
+    if settings.json {
+        println!("{}", view::assign_json(&view));
+    } else if !settings.in_actions {
+        print!("{}", view::assign_plain(&view));
+    }
+    Ok(Outcome::Passed)
+}
+
+/// The ranking of the registry's agents for an issue, and what labelling did.
+pub(crate) struct Assigned {
+    repo: String,
+    issue: u64,
+    registry: u64,
+    pub ranking: context_report::Ranking,
+    found: context_report::Registry,
+    label: LabelChange,
+    pages: usize,
+    comments: usize,
+    requests: u32,
+    pub warnings: Vec<String>,
+}
+
+impl Assigned {
+    fn view(&self) -> AssignView<'_> {
+        AssignView {
+            repo: &self.repo,
+            issue: self.issue,
+            registry: self.registry,
+            ranking: &self.ranking,
+            found: &self.found,
+            label: &self.label,
+            pages: self.pages,
+            comments: self.comments,
+            requests: self.requests,
+        }
+    }
+
+    /// What `council assign --json` prints.
+    pub fn json(&self) -> serde_json::Value {
+        view::assign_json(&self.view())
+    }
+}
+
+/// The registry issue a command names (`--registry-issue`).
+pub(crate) fn registry(settings: &Settings, command: &str) -> Result<u64> {
+    registry_issue(settings, command)
+}
+
+/// Ranks the registry's agents for `target`'s issue; with `apply`, labels it
+/// `agent:<id>` through the executor (a dry run writes nothing).
+pub(crate) async fn rank(
+    settings: &Settings,
+    target: &Target,
+    registry: u64,
+    apply: bool,
+) -> Result<Assigned> {
     let gh = &target.gh;
     let path = settings.policy_path.as_str();
     let (mut page, _, trust) = first_page(settings, gh, registry).await?;
@@ -171,58 +278,37 @@ pub async fn assign(settings: &Settings, event: Option<Event>) -> Result<Outcome
         repository: repo.clone(),
     };
     let ranking = context_report::rank(&found.candidates, &facts, now);
-    for warning in &found.warnings {
-        settings
-            .runner
-            .annotate(Level::Warning, ASSIGN_TITLE, warning);
-    }
+    let mut warnings = found.warnings.clone();
     if capped {
-        settings.runner.annotate(
-            Level::Warning,
-            ASSIGN_TITLE,
-            &format!(
-                "the registry issue has more than {} comments; older reports were not read",
-                MAX_PAGES * council_github::issue_state::PAGE
-            ),
-        );
+        warnings.push(format!(
+            "the registry issue has more than {} comments; older reports were not read",
+            MAX_PAGES * council_github::issue_state::PAGE
+        ));
     }
-    let label = if settings.apply {
+    let label = if apply {
         apply_label(
             settings,
-            &target,
+            target,
             &info.labels,
             ranking.recommended.as_deref(),
+            &mut warnings,
         )
         .await?
     } else {
         LabelChange::NotAsked
     };
-    let view = AssignView {
-        repo: &repo,
+    Ok(Assigned {
+        repo,
         issue: target.issue,
         registry,
-        ranking: &ranking,
-        found: &found,
-        label: &label,
+        ranking,
+        found,
+        label,
         pages,
         comments: comments.len(),
         requests: gh.requests(),
-    };
-    settings
-        .runner
-        .append_summary(&view::assign_markdown(&view))?;
-    let mut outputs = Outputs::pending();
-    outputs.set(
-        Output::RecommendedAgent,
-        ranking.recommended.clone().unwrap_or_default(),
-    );
-    settings.runner.set_outputs(&outputs.pairs())?;
-    if settings.json {
-        println!("{}", view::assign_json(&view));
-    } else if !settings.in_actions {
-        print!("{}", view::assign_plain(&view));
-    }
-    Ok(Outcome::Passed)
+        warnings,
+    })
 }
 
 /// Labels the issue `agent:<id>`, removing an earlier `agent:*` label. Nothing is
@@ -233,6 +319,7 @@ async fn apply_label(
     target: &Target,
     labels: &[String],
     recommended: Option<&str>,
+    warnings: &mut Vec<String>,
 ) -> Result<LabelChange> {
     let Some(agent) = recommended else {
         return Ok(LabelChange::NoneQualifies);
@@ -277,14 +364,10 @@ async fn apply_label(
                 });
             }
             EffectResult::Refused(_) => {
-                settings.runner.annotate(
-                    Level::Warning,
-                    ASSIGN_TITLE,
-                    &format!(
-                        "the token may not label issues (403): `{wanted}` was not applied; \
-                         grant \"issues: write\" in the workflow's permissions"
-                    ),
-                );
+                warnings.push(format!(
+                    "the token may not label issues (403): `{wanted}` was not applied; \
+                     grant \"issues: write\" in the workflow's permissions"
+                ));
                 return Ok(LabelChange::ReadOnly(wanted));
             }
             _ => {

@@ -58,26 +58,46 @@ pub(crate) fn finish(
 /// One warning per skipped malformed block (with its comment's URL), and one when the
 /// page cap left older comments unread.
 pub(crate) fn announce(settings: &Settings, latest: &Latest) {
-    for warning in &latest.selection.warnings {
-        settings
-            .runner
-            .annotate(Level::Warning, "council state", &warning.message);
-    }
-    for message in element_warnings(latest) {
+    for message in warnings(latest) {
         settings
             .runner
             .annotate(Level::Warning, "council state", &message);
     }
+}
+
+/// What [`announce`] says, as lines.
+pub(crate) fn warnings(latest: &Latest) -> Vec<String> {
+    let mut out: Vec<String> = latest
+        .selection
+        .warnings
+        .iter()
+        .map(|w| w.message.clone())
+        .collect();
+    out.extend(element_warnings(latest));
     if latest.capped {
-        settings.runner.annotate(
-            Level::Warning,
-            "council state",
-            &format!(
-                "no trusted <agent-state> block in the newest {MAX_COMMENTS} comments; older \
-                 comments were not read, so the state is the initial one"
-            ),
-        );
+        out.push(format!(
+            "no trusted <agent-state> block in the newest {MAX_COMMENTS} comments; older \
+             comments were not read, so the state is the initial one"
+        ));
     }
+    out
+}
+
+/// The latest trusted state of the target's issue as `council state get --json` prints
+/// it, and the warnings about what was skipped; writes nothing, prints nothing.
+pub(crate) async fn latest_json(
+    settings: &Settings,
+    target: &Target,
+) -> Result<(serde_json::Value, Vec<String>)> {
+    let latest = read_latest(settings, &target.gh, target.issue).await?;
+    let repo = target.repo.full();
+    let read = ReadReport {
+        repo: &repo,
+        issue: target.issue,
+        latest: &latest,
+        requests: target.gh.requests(),
+    };
+    Ok((report::get_json(&read), warnings(&latest)))
 }
 
 /// What is wrong with the chosen block's v2.1 elements, and a likely loop: more tool

@@ -11,9 +11,9 @@ mod read;
 mod report;
 
 pub use get::run as get;
-pub(crate) use get::{announce, finish};
-pub(crate) use put::publish;
+pub(crate) use get::{announce, finish, latest_json};
 pub use put::run as put;
+pub(crate) use put::{publish, put_json};
 pub(crate) use read::{MAX_PAGES, first_page, read_error, read_latest};
 
 use super::{github_client, load_event, repository_of};

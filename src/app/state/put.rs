@@ -13,7 +13,7 @@ use crate::app::input_file;
 use crate::runner::Level;
 use crate::settings::Settings;
 use council_protocol::agent_state::put::{PutInputs, PutRequest, overlay, validate};
-use council_protocol::agent_state::{AgentState, render_block, render_comment};
+use council_protocol::agent_state::{AgentState, RenderedComment, render_block, render_comment};
 use council_protocol::error::{Error, Outcome, Result};
 use council_protocol::event::Event;
 use council_protocol::secrets::{SecretMatch, find_secrets};
@@ -41,11 +41,8 @@ pub(crate) async fn publish(
     state: &AgentState,
     summary: Option<&str>,
 ) -> Result<Outcome> {
-    let run_key = run_key(settings, state);
-    let rendered = render_comment(state, summary, &run_key)
-        .map_err(|e| Error::Input(format!("state put: {e}")))?;
-    let written = write(settings, target, latest, &run_key, &rendered.body).await?;
-
+    let (rendered, written, run_key) =
+        write_state(settings, target, latest, state, summary).await?;
     let repo = target.repo.full();
     let put = PutReport {
         read: ReadReport {
@@ -59,30 +56,10 @@ pub(crate) async fn publish(
         written: &written,
         run_key: &run_key,
     };
-    if written == Written::ReadOnly {
-        settings.runner.annotate(
-            Level::Warning,
-            "council state put",
-            &format!(
-                "{}#{}: {}",
-                put.read.repo,
-                put.read.issue,
-                put_report::READ_ONLY
-            ),
-        );
-    }
-    if let Some(note) = put_report::compaction_note(&put) {
-        // The step summary has the details in Actions; a terminal has only this line.
-        let message = if settings.in_actions {
-            "memory was compacted to fit GitHub's 65,536-character comment limit; the step \
-             summary says what was dropped"
-                .to_string()
-        } else {
-            note.plain()
-        };
+    for (level, message) in put_notes(&put, settings.in_actions) {
         settings
             .runner
-            .annotate(Level::Notice, "council state put", &message);
+            .annotate(level, "council state put", &message);
     }
     settings
         .runner
@@ -98,6 +75,81 @@ pub(crate) async fn publish(
     // A read-only token is a warning, not a failure (SPEC, exit codes); the empty
     // `state-comment-url` tells a workflow that nothing was written.
     Ok(Outcome::Passed)
+}
+
+/// What a put says besides its result: a read-only token, a compacted memory.
+fn put_notes(put: &PutReport, in_actions: bool) -> Vec<(Level, String)> {
+    let mut out = Vec::new();
+    if *put.written == Written::ReadOnly {
+        out.push((
+            Level::Warning,
+            format!(
+                "{}#{}: {}",
+                put.read.repo,
+                put.read.issue,
+                put_report::READ_ONLY
+            ),
+        ));
+    }
+    if let Some(note) = put_report::compaction_note(put) {
+        // The step summary has the details in Actions; elsewhere only this line does.
+        let message = if in_actions {
+            "memory was compacted to fit GitHub's 65,536-character comment limit; the step \
+             summary says what was dropped"
+                .to_string()
+        } else {
+            note.plain()
+        };
+        out.push((Level::Notice, message));
+    }
+    out
+}
+
+/// Renders `state` and posts it (once per run key) through the executor.
+async fn write_state(
+    settings: &Settings,
+    target: &Target,
+    latest: &Latest,
+    state: &AgentState,
+    summary: Option<&str>,
+) -> Result<(RenderedComment, Written, String)> {
+    let run_key = run_key(settings, state);
+    let rendered = render_comment(state, summary, &run_key)
+        .map_err(|e| Error::Input(format!("state put: {e}")))?;
+    let written = write(settings, target, latest, &run_key, &rendered.body).await?;
+    Ok((rendered, written, run_key))
+}
+
+/// `state put` on the target's issue with the settings' state inputs, validated (and
+/// secrets refused) before any request: the result as `council state put --json` prints
+/// it, and what the CLI would warn about; prints nothing.
+pub(crate) async fn put_json(
+    settings: &Settings,
+    target: &Target,
+) -> Result<(serde_json::Value, Vec<String>)> {
+    let request = request(settings)?;
+    let summary = settings.state.summary.as_deref();
+    check_secrets(settings, &request, summary)?;
+    let latest = read_latest(settings, &target.gh, target.issue).await?;
+    let mut warnings = super::get::warnings(&latest);
+    let state = overlay(&latest.selection.state, &request, &latest.issue_body);
+    let (rendered, written, run_key) =
+        write_state(settings, target, &latest, &state, summary).await?;
+    let repo = target.repo.full();
+    let put = PutReport {
+        read: ReadReport {
+            repo: &repo,
+            issue: target.issue,
+            latest: &latest,
+            requests: target.gh.requests(),
+        },
+        request: &request,
+        rendered: &rendered,
+        written: &written,
+        run_key: &run_key,
+    };
+    warnings.extend(put_notes(&put, false).into_iter().map(|(_, m)| m));
+    Ok((put_report::put_json(&put), warnings))
 }
 
 fn request(settings: &Settings) -> Result<PutRequest> {

@@ -1,0 +1,93 @@
+//! `check_branch`: the guard's verdicts for a branch and a target, before any push.
+
+use rmcp::schemars::{self, JsonSchema};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::{client, decode};
+use crate::app::policy_source::read_local;
+use crate::settings::Settings;
+use council_protocol::error::{Error, Result};
+use council_protocol::gates::Verdict;
+use council_protocol::gates::guard::{GuardInput, evaluate};
+use council_protocol::policy::Policy;
+
+/// `check_branch`'s arguments.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckBranchArgs {
+    /// The head branch a pull request would come from (e.g. the current branch)
+    branch: String,
+    /// The base branch it would target (e.g. main, develop)
+    target: String,
+    /// A local policy file to use instead of the target branch's (path in the working
+    /// directory)
+    policy: Option<String>,
+}
+
+pub async fn check_branch(settings: &Settings, args: &Map<String, Value>) -> Result<Value> {
+    let args: CheckBranchArgs = decode(args)?;
+    for (field, value) in [("branch", &args.branch), ("target", &args.target)] {
+        if value.trim().is_empty() {
+            return Err(Error::Input(format!(
+                "argument `{field}`: must not be empty"
+            )));
+        }
+    }
+    let policy = policy(settings, args.policy.as_deref(), &args.target).await?;
+    let gates = evaluate(GuardInput {
+        pr_number: 0,
+        head: &args.branch,
+        base: &args.target,
+        previous_base: None,
+        policy: &policy.branches,
+        policy_source: &policy.source,
+    });
+    let passed = gates.iter().all(|g| g.verdict == Verdict::Pass);
+    let shown: Vec<Value> = gates
+        .iter()
+        .map(|g| {
+            json!({
+                "gate": g.gate,
+                "verdict": g.verdict.as_str(),
+                "message": g.message.plain(),
+                "remedy": g.fix.as_ref().map(|f| json!({
+                    "advice": f.advice.plain(),
+                    "commands": f.commands,
+                })),
+            })
+        })
+        .collect();
+    Ok(json!({
+        "branch": args.branch,
+        "target": args.target,
+        "passed": passed,
+        "policy": policy.source,
+        "gates": shown,
+    }))
+}
+
+/// The `policy` argument's file, else the server's `--policy` file, else the target
+/// branch's policy through the API (the default policy when it has none), as the
+/// action reads it.
+async fn policy(settings: &Settings, given: Option<&str>, target: &str) -> Result<Policy> {
+    if let Some(path) = given {
+        return read_local(&settings.workspace, path, true);
+    }
+    if settings.policy_explicit {
+        return read_local(&settings.workspace, &settings.policy_path, true);
+    }
+    let gh = client(
+        settings,
+        "check_branch reads the policy at the target branch",
+    )?;
+    let path = &settings.policy_path;
+    match gh.get_file(path, Some(target)).await? {
+        Some(text) => Policy::parse(&text, &format!("{path}@{target}")),
+        None => {
+            let mut policy = Policy::default_policy();
+            policy.source = format!("default policy (no {path} on {target})");
+            Ok(policy)
+        }
+    }
+}

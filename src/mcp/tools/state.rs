@@ -1,0 +1,124 @@
+//! `get_agent_state` and `put_agent_state`: the Context Protocol's `<agent-state>`
+//! blocks on an issue, with `council state get/put`'s trust rules, compaction and
+//! secret refusal.
+
+use rmcp::schemars::{self, JsonSchema};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use super::decode;
+use crate::app::state::{Target, latest_json, put_json};
+use crate::settings::{Settings, StateInputs};
+use council_protocol::error::{Error, Result};
+
+/// `get_agent_state`'s arguments.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GetStateArgs {
+    /// The issue whose latest trusted <agent-state> to read
+    issue: u64,
+}
+
+pub async fn get(settings: &Settings, args: &Map<String, Value>) -> Result<Value> {
+    let args: GetStateArgs = decode(args)?;
+    let target = Target::resolve_issue(settings, args.issue, "get_agent_state")?;
+    let (mut out, warnings) = latest_json(settings, &target).await?;
+    out["warnings"] = json!(warnings);
+    Ok(out)
+}
+
+/// `put_agent_state`'s arguments: the block's fields; those left out keep the latest
+/// state's values.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PutStateArgs {
+    /// The issue to post the <agent-state> comment on
+    issue: u64,
+    /// What you are trying to do
+    intent: Option<String>,
+    /// The current step (a lower-case token, e.g. planning, coding, testing, review, done)
+    step: Option<String>,
+    /// 0-100, or "auto" (checked items of the issue's task list)
+    progress: Option<Progress>,
+    /// Any JSON value worth handing over (compacted to fit a comment)
+    memory: Option<Value>,
+    /// The suggested next action
+    next_action: Option<String>,
+    /// The human summary shown above the block
+    summary: Option<String>,
+    /// Your name (<agent>)
+    agent: Option<String>,
+    /// The plan: [{"status": "pending|in_progress|done", "text": "..."}]
+    plan: Option<Vec<PlanItem>>,
+    /// A question for the human: a string, or {"status", "question"}
+    input_request: Option<Value>,
+    /// {"tool_calls", "errors", "cost_estimate", "generated_at"}
+    metrics: Option<Value>,
+}
+
+/// 0-100 or "auto".
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum Progress {
+    Percent(u8),
+    Auto(String),
+}
+
+#[derive(Deserialize, JsonSchema, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+struct PlanItem {
+    /// pending, in_progress or done
+    status: String,
+    text: String,
+}
+
+pub async fn put(settings: &Settings, args: &Map<String, Value>) -> Result<Value> {
+    let args: PutStateArgs = decode(args)?;
+    let json_text = |field: &str, v: &Value| {
+        serde_json::to_string(v).map_err(|e| Error::Input(format!("argument `{field}`: {e}")))
+    };
+    let mut settings = settings.clone();
+    settings.issue = Some(args.issue);
+    // Secrets are always refused here: there is no --allow-secrets for agents.
+    settings.allow_secrets = false;
+    settings.state = StateInputs {
+        intent: args.intent,
+        step: args.step,
+        progress: args.progress.map(|p| match p {
+            Progress::Percent(n) => n.to_string(),
+            Progress::Auto(text) => text,
+        }),
+        memory: args
+            .memory
+            .as_ref()
+            .map(|m| json_text("memory", m))
+            .transpose()?,
+        next_action: args.next_action,
+        summary: args.summary,
+        agent: args.agent,
+        plan: args
+            .plan
+            .as_ref()
+            .map(|p| {
+                serde_json::to_string(p).map_err(|e| Error::Input(format!("argument `plan`: {e}")))
+            })
+            .transpose()?,
+        input_request: args
+            .input_request
+            .as_ref()
+            .map(|v| match v {
+                Value::String(s) => Ok(s.clone()),
+                other => json_text("input_request", other),
+            })
+            .transpose()?,
+        metrics: args
+            .metrics
+            .as_ref()
+            .map(|m| json_text("metrics", m))
+            .transpose()?,
+    };
+    let target = Target::resolve_issue(&settings, args.issue, "put_agent_state")?;
+    let (mut out, warnings) = put_json(&settings, &target).await?;
+    out["warnings"] = json!(warnings);
+    Ok(out)
+}
