@@ -47,7 +47,7 @@ impl Server {
         self.tools
             .iter()
             .map(|t| {
-                Tool::new(t.name, t.description, (t.schema)())
+                Tool::new(t.name, t.description, t.input_schema())
                     .with_title(t.title)
                     .with_annotations(t.annotations())
             })

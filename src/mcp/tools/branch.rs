@@ -1,5 +1,6 @@
 //! `check_branch`: the guard's verdicts for a branch and a target, before any push.
 
+#[cfg(test)]
 use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -13,7 +14,8 @@ use council_protocol::gates::guard::{GuardInput, evaluate};
 use council_protocol::policy::Policy;
 
 /// `check_branch`'s arguments.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CheckBranchArgs {
     /// The head branch a pull request would come from (e.g. the current branch)

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+#[cfg(test)]
 use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -19,7 +20,8 @@ use council_protocol::audit::stored::{self, MARKER};
 use council_protocol::error::{Error, Result};
 
 /// `verify_ledger`'s arguments: a pull request, or a file.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct VerifyArgs {
     /// A pull request whose Context Object comment to verify
@@ -96,7 +98,8 @@ pub async fn verify(settings: &Settings, args: &Map<String, Value>) -> Result<Va
 }
 
 /// `pr_status`'s arguments.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PrStatusArgs {
     /// The pull request

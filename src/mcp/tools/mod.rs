@@ -7,6 +7,7 @@ mod reports;
 mod state;
 
 use rmcp::model::ToolAnnotations;
+#[cfg(test)]
 use rmcp::schemars::{self, JsonSchema};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -36,10 +37,16 @@ pub struct ToolDef {
     pub destructive: bool,
     /// Calling it twice with the same arguments changes nothing more (`idempotentHint`).
     pub idempotent: bool,
-    pub schema: fn() -> Map<String, Value>,
+    /// The arguments' JSON Schema, as committed: deriving it at run time would put
+    /// schemars' generator in the binary (a test holds the file to the argument type).
+    pub schema: &'static str,
 }
 
 impl ToolDef {
+    pub fn input_schema(&self) -> Map<String, Value> {
+        serde_json::from_str(self.schema).unwrap_or_default()
+    }
+
     pub fn annotations(&self) -> ToolAnnotations {
         ToolAnnotations::with_title(self.title)
             .read_only(self.read_only)
@@ -65,7 +72,7 @@ pub fn all() -> Vec<ToolDef> {
             read_only: false,
             destructive: false,
             idempotent: true,
-            schema: schema_of::<reports::ReportContextArgs>,
+            schema: include_str!("../schemas/report_context.json"),
         },
         ToolDef {
             name: "check_branch",
@@ -78,7 +85,7 @@ pub fn all() -> Vec<ToolDef> {
             read_only: true,
             destructive: false,
             idempotent: true,
-            schema: schema_of::<branch::CheckBranchArgs>,
+            schema: include_str!("../schemas/check_branch.json"),
         },
         ToolDef {
             name: "get_agent_state",
@@ -90,7 +97,7 @@ pub fn all() -> Vec<ToolDef> {
             read_only: true,
             destructive: false,
             idempotent: true,
-            schema: schema_of::<state::GetStateArgs>,
+            schema: include_str!("../schemas/get_agent_state.json"),
         },
         ToolDef {
             name: "put_agent_state",
@@ -102,7 +109,7 @@ pub fn all() -> Vec<ToolDef> {
             read_only: false,
             destructive: false,
             idempotent: true,
-            schema: schema_of::<state::PutStateArgs>,
+            schema: include_str!("../schemas/put_agent_state.json"),
         },
         ToolDef {
             name: "assign",
@@ -114,7 +121,7 @@ pub fn all() -> Vec<ToolDef> {
             read_only: false,
             destructive: true,
             idempotent: true,
-            schema: schema_of::<reports::AssignArgs>,
+            schema: include_str!("../schemas/assign.json"),
         },
         ToolDef {
             name: "verify_ledger",
@@ -126,7 +133,7 @@ pub fn all() -> Vec<ToolDef> {
             read_only: true,
             destructive: false,
             idempotent: true,
-            schema: schema_of::<ledger::VerifyArgs>,
+            schema: include_str!("../schemas/verify_ledger.json"),
         },
         ToolDef {
             name: "pr_status",
@@ -137,7 +144,7 @@ pub fn all() -> Vec<ToolDef> {
             read_only: true,
             destructive: false,
             idempotent: true,
-            schema: schema_of::<ledger::PrStatusArgs>,
+            schema: include_str!("../schemas/pr_status.json"),
         },
     ]
 }
@@ -164,6 +171,7 @@ pub fn select(read_only: bool, names: &[String]) -> Result<Vec<ToolDef>> {
 
 /// A JSON Schema (draft 2020-12) for a tool's arguments, inlined (no `$defs`: some
 /// clients do not resolve references) and without schemars' `$schema`/`title` noise.
+#[cfg(test)]
 fn schema_of<T: JsonSchema>() -> Map<String, Value> {
     let settings = schemars::generate::SchemaSettings::draft2020_12().with(|s| {
         s.inline_subschemas = true;
@@ -225,4 +233,38 @@ pub fn client(settings: &Settings, why: &str) -> Result<council_github::GitHub> 
     let repo = repo(settings)?;
     crate::app::github_client(settings, &repo, settings.token.as_ref())?
         .ok_or_else(|| Error::no_token(why))
+}
+
+#[cfg(test)]
+mod schema_tests {
+    use super::*;
+
+    /// The committed schemas are what the argument types say (change one, regenerate:
+    /// `COUNCIL_UPDATE_SCHEMAS=1 cargo test --lib mcp`).
+    #[test]
+    fn committed_schemas_match_the_argument_types() {
+        let derived: [(&str, Map<String, Value>); 7] = [
+            ("report_context", schema_of::<reports::ReportContextArgs>()),
+            ("check_branch", schema_of::<branch::CheckBranchArgs>()),
+            ("get_agent_state", schema_of::<state::GetStateArgs>()),
+            ("put_agent_state", schema_of::<state::PutStateArgs>()),
+            ("assign", schema_of::<reports::AssignArgs>()),
+            ("verify_ledger", schema_of::<ledger::VerifyArgs>()),
+            ("pr_status", schema_of::<ledger::PrStatusArgs>()),
+        ];
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/mcp/schemas");
+        for (name, schema) in derived {
+            let tool = all().into_iter().find(|t| t.name == name).unwrap();
+            if std::env::var_os("COUNCIL_UPDATE_SCHEMAS").is_some() {
+                let text = serde_json::to_string_pretty(&schema).unwrap() + "\n";
+                std::fs::write(dir.join(format!("{name}.json")), text).unwrap();
+                continue;
+            }
+            assert_eq!(
+                tool.input_schema(),
+                schema,
+                "src/mcp/schemas/{name}.json differs from its argument type"
+            );
+        }
+    }
 }

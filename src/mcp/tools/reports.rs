@@ -2,6 +2,7 @@
 //! ranking it feeds.
 
 use chrono::Utc;
+#[cfg(test)]
 use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -15,7 +16,8 @@ use council_protocol::error::{Error, Result};
 
 /// The protocol's `report_context` input (camelCase). The full report shape,
 /// `{"contextReport": {...}}`, is accepted too. Validated strictly, like `council report`.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)] // The schema's source: the report itself is validated by `parse_report`.
 pub struct ReportContextArgs {
@@ -37,7 +39,8 @@ pub struct ReportContextArgs {
     context_report: Option<Value>,
 }
 
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 struct ContextWindow {
@@ -47,7 +50,8 @@ struct ContextWindow {
     available_tokens: u64,
 }
 
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 struct LoadedProject {
@@ -56,7 +60,8 @@ struct LoadedProject {
     size_in_tokens: Option<u64>,
 }
 
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 struct LoadedTask {
@@ -64,7 +69,8 @@ struct LoadedTask {
     relevant_files: Option<u64>,
 }
 
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
 #[allow(dead_code)]
 struct Capabilities {
@@ -110,7 +116,8 @@ pub async fn report_context(settings: &Settings, args: &Map<String, Value>) -> R
 }
 
 /// `assign`'s arguments.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AssignArgs {
     /// The issue to rank agents for

@@ -2,6 +2,7 @@
 //! blocks on an issue, with `council state get/put`'s trust rules, compaction and
 //! secret refusal.
 
+#[cfg(test)]
 use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
@@ -12,7 +13,8 @@ use crate::settings::{Settings, StateInputs};
 use council_protocol::error::{Error, Result};
 
 /// `get_agent_state`'s arguments.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct GetStateArgs {
     /// The issue whose latest trusted <agent-state> to read
@@ -29,7 +31,8 @@ pub async fn get(settings: &Settings, args: &Map<String, Value>) -> Result<Value
 
 /// `put_agent_state`'s arguments: the block's fields; those left out keep the latest
 /// state's values.
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PutStateArgs {
     /// The issue to post the <agent-state> comment on
@@ -57,14 +60,16 @@ pub struct PutStateArgs {
 }
 
 /// 0-100 or "auto".
-#[derive(Deserialize, JsonSchema)]
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(JsonSchema))]
 #[serde(untagged)]
 enum Progress {
     Percent(u8),
     Auto(String),
 }
 
-#[derive(Deserialize, JsonSchema, serde::Serialize)]
+#[derive(Deserialize, serde::Serialize)]
+#[cfg_attr(test, derive(JsonSchema))]
 #[serde(deny_unknown_fields)]
 struct PlanItem {
     /// pending, in_progress or done
