@@ -419,6 +419,68 @@ async fn python_sdk_client_calls_every_tool() {
     gh.writes_not_checked("the world's comments and labels are checked instead");
 }
 
+/// The MCP Inspector's CLI mode (npm `@modelcontextprotocol/inspector`) lists the tools a
+/// `--read-only` server offers. Skipped (with a line saying so) without npm or the package.
+#[test]
+fn mcp_inspector_cli_lists_the_read_only_tools() {
+    let Some(inspector) = mcp_inspector() else {
+        println!(
+            "SKIP: the MCP Inspector (npm @modelcontextprotocol/inspector) could not be installed"
+        );
+        return;
+    };
+    let home = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(inspector);
+    cmd.env("HOME", home.path())
+        .args(["--cli", "--method", "tools/list"])
+        .arg(binary())
+        .args(["mcp", "--repo", REPO, "--read-only"]);
+    let out = crate::support::output_within(cmd, crate::support::RUN_TIMEOUT);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "check_branch",
+            "get_agent_state",
+            "verify_ledger",
+            "pr_status"
+        ]
+    );
+    for tool in listed["tools"].as_array().unwrap() {
+        assert_eq!(tool["annotations"]["readOnlyHint"], true, "{tool}");
+    }
+}
+
+/// The Inspector installed once under the target directory (a pinned version).
+fn mcp_inspector() -> Option<PathBuf> {
+    let prefix = binary().parent()?.parent()?.join("mcp-inspector");
+    let bin = prefix.join("node_modules/.bin/mcp-inspector");
+    if !bin.exists() {
+        let installed = Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--silent", "--prefix"])
+            .arg(&prefix)
+            .arg("@modelcontextprotocol/inspector@2.12.0")
+            .stdout(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !installed {
+            return None;
+        }
+    }
+    bin.exists().then_some(bin)
+}
+
 /// A Python with the MCP SDK: `COUNCIL_MCP_PYTHON`, else a venv made once under the
 /// target directory (`python3 -m venv` + `pip install 'mcp>=2,<3'`).
 fn python_with_mcp() -> Option<PathBuf> {
