@@ -25,7 +25,7 @@ use council_protocol::stage::{Effect, EffectReport, EffectResult, Stage};
 /// Write-and-check rounds before giving up on a contended comment.
 const ROUNDS: u32 = 10;
 /// Previous audit artifacts downloaded, newest first, looking for one that verifies.
-const ARTIFACTS_TRIED: usize = 3;
+pub(crate) const ARTIFACTS_TRIED: usize = 3;
 
 pub struct Persisted {
     /// The whole Context Object for the audit file (full timeline when it can be had).
@@ -474,7 +474,7 @@ impl Ledger<'_> {
 }
 
 /// An artifact as messages name it: its id, name and the run that uploaded it.
-fn artifact_source(found: &Downloaded) -> String {
+pub(crate) fn artifact_source(found: &Downloaded) -> String {
     match found.run_id {
         Some(run) => format!(
             "artifact {} (`{}`) uploaded by workflow run {run}",
@@ -485,7 +485,7 @@ fn artifact_source(found: &Downloaded) -> String {
 }
 
 /// The artifacts left unread because no run of this repository's own code uploaded them.
-fn passed_over(passed: &[PassedOver]) -> String {
+pub(crate) fn passed_over(passed: &[PassedOver]) -> String {
     let named: Vec<String> = passed
         .iter()
         .take(5)
@@ -519,7 +519,7 @@ fn found_in(comment: &Comment) -> Found {
 }
 
 /// An audit file as a stored object (its anchor and recorded head included).
-fn stored_from_file(json: &[u8]) -> Result<Stored, stored::LedgerError> {
+pub(crate) fn stored_from_file(json: &[u8]) -> Result<Stored, stored::LedgerError> {
     serde_json::from_slice::<ContextObject>(json)
         .map(Stored::from_file)
         .map_err(|e| stored::LedgerError::BadData(e.to_string()))

@@ -6,7 +6,7 @@ mod effects;
 mod facts;
 mod finish;
 mod input_file;
-mod ledger;
+pub(crate) mod ledger;
 pub(crate) mod marked_comment;
 mod pipeline;
 pub(crate) mod policy_source;

@@ -546,3 +546,61 @@ async fn mcp_report_round_trip_timing() {
         times.len()
     );
 }
+
+/// Without a Context Object comment, `verify_ledger` and `pr_status` take the newest
+/// `audit-PR-<n>` artifact of a run of this repository's own code, as the ledger does;
+/// a fork's run's artifact is never read.
+#[tokio::test(flavor = "multi_thread")]
+async fn verify_ledger_falls_back_to_an_own_runs_artifact_never_a_forks() {
+    use crate::support::artifacts::{self, Artifact};
+    use crate::support::ledgers::{self, HEAD_REF};
+
+    const SHA: &str = "1111111111111111111111111111111111111111";
+    for fork in [true, false] {
+        let gh = FakeGitHub::start().await;
+        gh.pr(7).head(HEAD_REF, SHA).base("develop");
+        let stored = ledgers::ledger(
+            7,
+            "develop",
+            SHA,
+            "4242",
+            &[("agent_guard", "check:branch-name", "PASS")],
+            None,
+        );
+        let file = ledgers::audit_file(&stored);
+        let artifact = match fork {
+            true => Artifact::fork(50, 4242, file),
+            false => Artifact::own(50, 4242, file),
+        };
+        artifacts::serve(&gh, 7, &[artifact]).await;
+        gh.writes_not_checked("read-only tools");
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = Session::start(&gh.uri(), &["--read-only"], dir.path());
+        let (is_error, text) = s.call("verify_ledger", json!({"pr": 7}));
+        assert!(!is_error, "{text}");
+        let answer: Value = serde_json::from_str(&text).unwrap();
+        let (_, text) = s.call("pr_status", json!({"pr": 7}));
+        let status: Value = serde_json::from_str(&text).unwrap();
+        if fork {
+            assert_eq!(answer["verified"], false, "{answer}");
+            assert!(
+                answer["notes"][0]
+                    .as_str()
+                    .unwrap()
+                    .contains("1 audit artifact not read"),
+                "{answer}"
+            );
+            assert_eq!(status["found"], false, "{status}");
+        } else {
+            assert_eq!(answer["verified"], true, "{answer}");
+            assert_eq!(answer["from_artifact"], true);
+            assert_eq!(
+                answer["source"],
+                "artifact 50 (`audit-PR-7`) uploaded by workflow run 4242"
+            );
+            assert_eq!(answer["entries"], 1);
+            assert_eq!(status["found"], true, "{status}");
+            assert_eq!(status["state"]["guard_status"], "PASS", "{status}");
+        }
+    }
+}

@@ -90,7 +90,8 @@ impl LabelChange {
     fn describe(&self) -> String {
         match self {
             LabelChange::NotAsked => {
-                "no label applied (pass --apply to label the issue)".to_owned()
+                "no label applied (ask for it to label the issue: --apply, or `apply: true` over MCP)"
+                    .to_owned()
             }
             LabelChange::NoneQualifies => {
                 "no agent qualifies: the issue's labels were left as they are".to_owned()

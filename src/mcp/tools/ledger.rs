@@ -9,10 +9,12 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::{client, decode, repo};
+use crate::app::ledger::{ARTIFACTS_TRIED, artifact_source, passed_over, stored_from_file};
 use crate::app::marked_comment::{self, FindError};
 use crate::app::verify::verify_files;
 use crate::settings::{Settings, VerifyOptions};
 use council_github::ApiError;
+use council_github::artifact::{DownloadOptions, Provenance, download_trusted};
 use council_protocol::audit::adopt::{Adopted, Found, Subject, adopt};
 use council_protocol::audit::context::context_id;
 use council_protocol::audit::derive::derive;
@@ -64,7 +66,17 @@ pub async fn verify(settings: &Settings, args: &Map<String, Value>) -> Result<Va
                     "arguments `with` and `allow_partial` go with `file`, not `pr`".to_string(),
                 ));
             }
-            let (adopted, url) = ledger_of(settings, pr).await?;
+            let Ledger {
+                adopted,
+                source,
+                from_artifact,
+                notes,
+            } = ledger_of(settings, pr).await?;
+            let url = if from_artifact {
+                String::new()
+            } else {
+                source.clone()
+            };
             Ok(match (adopted.verified.first(), adopted.rejected.first()) {
                 (Some(stored), _) => {
                     let report = stored
@@ -73,6 +85,9 @@ pub async fn verify(settings: &Settings, args: &Map<String, Value>) -> Result<Va
                     json!({
                         "verified": true,
                         "pr": pr,
+                        "source": source,
+                        "from_artifact": from_artifact,
+                        "notes": notes,
                         "comment_url": url,
                         "entries": stored.total_entries(),
                         "entries_in_comment": stored.context.timeline.len(),
@@ -86,11 +101,13 @@ pub async fn verify(settings: &Settings, args: &Map<String, Value>) -> Result<Va
                     "pr": pr,
                     "comment_url": url,
                     "problem": rejected.warning(),
+                    "notes": notes,
                 }),
                 (None, None) => json!({
                     "verified": false,
                     "pr": pr,
-                    "problem": format!("pull request #{pr} has no Context Object comment of this token's identity"),
+                    "problem": format!("pull request #{pr} has no Context Object comment of this token's identity, nor an audit artifact of this repository's own runs"),
+                    "notes": notes,
                 }),
             })
         }
@@ -116,8 +133,19 @@ pub async fn pr_status(settings: &Settings, args: &Map<String, Value>) -> Result
             "argument `entries`: {wanted} is more than 100"
         )));
     }
-    let (adopted, url) = ledger_of(settings, args.pr).await?;
-    let rejected: Vec<String> = adopted.rejected.iter().map(|r| r.warning()).collect();
+    let Ledger {
+        adopted,
+        source,
+        from_artifact,
+        notes,
+    } = ledger_of(settings, args.pr).await?;
+    let url = if from_artifact {
+        String::new()
+    } else {
+        source.clone()
+    };
+    let mut rejected: Vec<String> = adopted.rejected.iter().map(|r| r.warning()).collect();
+    rejected.extend(notes);
     let Some(stored) = adopted.verified.into_iter().next() else {
         return Ok(json!({
             "pr": args.pr,
@@ -154,6 +182,8 @@ pub async fn pr_status(settings: &Settings, args: &Map<String, Value>) -> Result
         "pr": args.pr,
         "found": true,
         "comment_url": url,
+        "source": source,
+        "from_artifact": from_artifact,
         "subject": context.subject,
         "state": context.state,
         "gates": context.gates,
@@ -168,9 +198,18 @@ fn key(settings: &Settings) -> Option<&[u8]> {
     settings.hmac_key.as_ref().map(|k| k.expose().as_bytes())
 }
 
-/// The pull request's ledger comments of the token's identity, adopted as a run would
-/// (this PR's, verified), and the first one's URL.
-async fn ledger_of(settings: &Settings, pr: u64) -> Result<(Adopted, String)> {
+/// A pull request's Context Object as a run would adopt it (this PR's, verified): its
+/// ledger comments of the token's identity, else the newest `audit-PR-<n>` artifact of a
+/// run of this repository's own code (never a fork's); where it came from, and notes.
+struct Ledger {
+    adopted: Adopted,
+    /// The comment's URL, or the artifact and the run that uploaded it.
+    source: String,
+    from_artifact: bool,
+    notes: Vec<String>,
+}
+
+async fn ledger_of(settings: &Settings, pr: u64) -> Result<Ledger> {
     let repo = repo(settings)?;
     let gh = client(
         settings,
@@ -202,5 +241,76 @@ async fn ledger_of(settings: &Settings, pr: u64) -> Result<(Adopted, String)> {
         context_id: &id,
         repository: &full,
     };
-    Ok((adopt(found, key(settings), &subject), url))
+    let adopted = adopt(found, key(settings), &subject);
+    if !adopted.verified.is_empty() {
+        return Ok(Ledger {
+            adopted,
+            source: url,
+            from_artifact: false,
+            notes: Vec::new(),
+        });
+    }
+    from_artifacts(settings, &gh, pr, &subject, adopted, url).await
+}
+
+/// No comment verifies: the newest artifact that does, as the ledger's fallback takes it.
+async fn from_artifacts(
+    settings: &Settings,
+    gh: &council_github::GitHub,
+    pr: u64,
+    subject: &Subject<'_>,
+    mut adopted: Adopted,
+    url: String,
+) -> Result<Ledger> {
+    let options = DownloadOptions {
+        provenance: Provenance::OwnRuns {
+            repository_id: None,
+        },
+        ..DownloadOptions::default()
+    };
+    let mut rejected = Vec::new();
+    let result = download_trusted(gh, pr, &options, ARTIFACTS_TRIED, |found| {
+        let source = artifact_source(found);
+        let mut taken = adopt(
+            vec![Found {
+                source: source.clone(),
+                parsed: stored_from_file(&found.json),
+            }],
+            key(settings),
+            subject,
+        );
+        match taken.verified.pop() {
+            Some(stored) => Some((stored, source)),
+            None => {
+                rejected.append(&mut taken.rejected);
+                None
+            }
+        }
+    })
+    .await;
+    adopted.rejected.extend(rejected);
+    let mut notes = Vec::new();
+    match result {
+        Ok((taken, passed)) => {
+            if !passed.is_empty() {
+                notes.push(passed_over(&passed));
+            }
+            if let Some((stored, source)) = taken {
+                adopted.verified.push(stored);
+                return Ok(Ledger {
+                    adopted,
+                    source,
+                    from_artifact: true,
+                    notes,
+                });
+            }
+        }
+        Err(e) => notes.push(format!("audit artifacts were not read: {e}")),
+    }
+    Ok(Ledger {
+        adopted,
+        source: url,
+        from_artifact: false,
+        notes,
+    })
 }
