@@ -90,9 +90,8 @@ pub fn compare(existing: &str, new: &ContextObject) -> Existing {
             repository: old.context.repository,
         };
     }
-    // A hostile file may claim any count of entries left out: no arithmetic may overflow.
-    let total = |s: &Stored| s.omitted.count.saturating_add(s.context.timeline.len());
-    let (old_total, new_total) = (total(&old), total(&new));
+    // A hostile file may claim any count of entries left out: `total_entries` saturates.
+    let (old_total, new_total) = (old.total_entries(), new.total_entries());
     if old_total > new_total {
         return Existing::Longer {
             old: old_total,
