@@ -9,9 +9,10 @@
 //! warning: nothing is lost.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{ErrorKind, Read, Write};
+use std::io::{ErrorKind, Write};
 use std::path::Path;
 
+use super::{ReadError, read_open};
 use crate::runner::Level;
 use council_protocol::audit::ContextObject;
 use council_protocol::audit::stored::Stored;
@@ -135,17 +136,11 @@ fn read_existing(path: &Path) -> Result<String, String> {
         Ok(meta) if meta.is_file() => {}
         _ => return Err("not a regular file".to_string()),
     }
-    let mut bytes = Vec::new();
-    file.take(MAX_EXISTING_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| io_reason(&e))?;
-    if bytes.len() as u64 > MAX_EXISTING_BYTES {
-        return Err(format!(
-            "larger than {} MiB, not read",
-            MAX_EXISTING_BYTES >> 20
-        ));
-    }
-    String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())
+    read_open(file, MAX_EXISTING_BYTES).map_err(|e| match e {
+        ReadError::Io(e) => io_reason(&e),
+        ReadError::TooLarge => format!("larger than {} MiB, not read", MAX_EXISTING_BYTES >> 20),
+        ReadError::NotUtf8 => "not UTF-8 text".to_string(),
+    })
 }
 
 /// Writes `text` as `dir/name` (shown as `shown`). A fresh name opened with

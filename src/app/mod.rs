@@ -150,6 +150,11 @@ pub(crate) enum ReadError {
 /// (`/dev/zero` and FIFOs report none).
 pub(crate) fn read_text(path: &Path, max: u64) -> std::result::Result<String, ReadError> {
     let file = std::fs::File::open(path).map_err(ReadError::Io)?;
+    read_open(file, max)
+}
+
+/// [`read_text`] of a file already opened (and, say, checked to be a regular file).
+pub(crate) fn read_open(file: std::fs::File, max: u64) -> std::result::Result<String, ReadError> {
     let mut bytes = Vec::new();
     file.take(max + 1)
         .read_to_end(&mut bytes)
