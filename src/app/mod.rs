@@ -5,6 +5,7 @@ mod context;
 mod effects;
 mod facts;
 mod finish;
+pub(crate) mod git;
 mod input_file;
 pub(crate) mod ledger;
 pub(crate) mod marked_comment;

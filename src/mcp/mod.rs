@@ -10,8 +10,10 @@ mod tools;
 
 use std::path::Path;
 
+use crate::app::git::git;
 use crate::runner::Runner;
 use crate::settings::Settings;
+use council_github::RepoName;
 use council_protocol::error::{Error, Result};
 
 pub use tools::NAMES as TOOL_NAMES;
@@ -46,16 +48,7 @@ pub async fn serve(mut settings: Settings, options: Options) -> Result<()> {
 /// `owner/name` of the working directory's `origin` remote (or its first remote), for
 /// a GitHub URL in any of git's forms.
 fn git_remote_repo(dir: &Path) -> Option<String> {
-    let run = |args: &[&str]| {
-        std::process::Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .stderr(std::process::Stdio::null())
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .and_then(|o| String::from_utf8(o.stdout).ok())
-    };
+    let run = |args: &[&str]| git(dir, args).ok();
     let url = run(&["remote", "get-url", "origin"]).or_else(|| {
         let remotes = run(&["remote"])?;
         let first = remotes.lines().next()?.trim().to_string();
@@ -76,12 +69,7 @@ pub(crate) fn repo_of_url(url: &str) -> Option<String> {
     let mut parts = path.rsplitn(3, '/');
     let name = parts.next()?;
     let owner = parts.next()?;
-    let valid = |s: &str| {
-        !s.is_empty()
-            && s.chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-    };
-    (valid(owner) && valid(name)).then(|| format!("{owner}/{name}"))
+    RepoName::parse(&format!("{owner}/{name}")).map(|r| r.full())
 }
 
 /// An error as the tool result's message says it.

@@ -4,8 +4,8 @@
 //! the repository already has (read with git), so that today's branches pass.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use crate::app::git::{self, GitError};
 use crate::cli::InitArgs;
 use council_protocol::error::{Error, Outcome, Result};
 use council_protocol::policy::propose::{propose, render_branches};
@@ -204,25 +204,16 @@ fn default_branch(root: &Path, names: &[String]) -> Option<String> {
 }
 
 fn git(root: &Path, args: &[&str]) -> Result<String> {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .output()
-        .map_err(|e| {
-            Error::Usage(format!(
-                "--from-branches reads the branch names with git, which could not be run: {e}"
-            ))
-        })?;
-    if !output.status.success() {
-        return Err(Error::Usage(format!(
-            "--from-branches: `git {}` failed in {}: {}",
+    git::git(root, args).map_err(|e| match e {
+        GitError::NotRun(e) => Error::Usage(format!(
+            "--from-branches reads the branch names with git, which could not be run: {e}"
+        )),
+        GitError::Failed(why) => Error::Usage(format!(
+            "--from-branches: `git {}` failed in {}: {why}",
             args.join(" "),
             root.display(),
-            String::from_utf8_lossy(&output.stderr).trim()
-        )));
-    }
-    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+        )),
+    })
 }
 
 fn write(path: &PathBuf, text: &str) -> Result<()> {
