@@ -13,7 +13,7 @@ mod pipeline;
 pub(crate) mod policy_source;
 mod pulls_of_event;
 pub(crate) mod reports;
-mod run_json;
+pub(crate) mod run_json;
 pub(crate) mod state;
 pub mod tools;
 mod two_phase;

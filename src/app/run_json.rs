@@ -8,8 +8,17 @@ use serde_json::{Map, Value, json};
 
 use crate::settings::Settings;
 use council_protocol::error::Error;
+use council_protocol::gates::Fix;
 use council_protocol::render::summary::RunReport;
 use council_protocol::stage::{EffectReport, EffectResult, Output, Outputs};
+
+/// A failed gate's fix as every JSON answer shows it: the advice, and the commands.
+pub(crate) fn fix_json(fix: &Fix) -> Value {
+    json!({
+        "advice": fix.advice.plain(),
+        "commands": fix.commands,
+    })
+}
 
 pub fn pr_run(
     settings: &Settings,
@@ -33,10 +42,7 @@ pub fn pr_run(
                         "action": gate.action,
                         "result": gate.verdict.as_str(),
                         "message": gate.message.plain(),
-                        "fix": gate.fix.as_ref().map(|fix| json!({
-                            "advice": fix.advice.plain(),
-                            "commands": fix.commands,
-                        })),
+                        "fix": gate.fix.as_ref().map(fix_json),
                     })
                 })
                 .collect();

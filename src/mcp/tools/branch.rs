@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use super::{client, decode};
 use crate::app::policy_source::read_local;
+use crate::app::run_json::fix_json;
 use crate::settings::Settings;
 use council_protocol::error::{Error, Result};
 use council_protocol::gates::Verdict;
@@ -53,10 +54,7 @@ pub async fn check_branch(settings: &Settings, args: &Map<String, Value>) -> Res
                 "gate": g.gate,
                 "verdict": g.verdict.as_str(),
                 "message": g.message.plain(),
-                "remedy": g.fix.as_ref().map(|f| json!({
-                    "advice": f.advice.plain(),
-                    "commands": f.commands,
-                })),
+                "remedy": g.fix.as_ref().map(fix_json),
             })
         })
         .collect();
