@@ -6,7 +6,8 @@
 #   benches/mcp.sh [BEFORE_BINARY]    BEFORE_BINARY: a release build without MCP, for the size
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target="${CARGO_TARGET_DIR:-target}"
+# Absolute: the timing test starts the server from a temporary working directory.
+target=$(realpath -m "${CARGO_TARGET_DIR:-target}")
 cargo build --release --locked --bin council
 bin="$target/release/council"
 python3 benches/mcp_client.py "$bin" council.example.yml "${RUNS:-20}"
