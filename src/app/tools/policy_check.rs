@@ -51,8 +51,7 @@ fn targets(policy: &Policy, asked: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for rule in &policy.branches.rules {
         for target in &rule.targets {
-            let literal = !target.glob.contains(['*', '?']);
-            if literal && !out.contains(&target.glob) {
+            if target.is_literal() && !out.contains(&target.glob) {
                 out.push(target.glob.clone());
             }
         }

@@ -153,7 +153,7 @@ fn suggestions<'a>(input: &GuardInput<'a>) -> Option<(Vec<&'a str>, String)> {
     let target = rule
         .targets
         .iter()
-        .find(|t| !t.glob.contains(['*', '?']))
+        .find(|t| t.is_literal())
         .or(rule.targets.first())
         .map(|t| t.glob.clone())
         .unwrap_or_default();

@@ -73,6 +73,11 @@ impl Glob {
         self.matches(&self.subject(name))
     }
 
+    /// No wildcard: the glob names one branch.
+    pub fn is_literal(&self) -> bool {
+        self.literal.is_some()
+    }
+
     pub fn ignores_case(&self) -> bool {
         self.ignore_case
     }

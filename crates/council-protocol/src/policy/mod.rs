@@ -55,6 +55,11 @@ impl NamePattern {
     pub fn is_match(&self, name: &str) -> bool {
         self.matcher.is_match(name)
     }
+
+    /// No wildcard: the pattern names one branch.
+    pub fn is_literal(&self) -> bool {
+        self.matcher.is_literal()
+    }
 }
 
 /// Whether any of `patterns` matches `name`, preparing the name once for all of them.
