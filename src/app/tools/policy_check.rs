@@ -10,7 +10,7 @@ use super::super::policy_source::read_local;
 use crate::cli::PolicyCheckArgs;
 use crate::settings::DEFAULT_POLICY_PATH;
 use council_protocol::error::{Outcome, Result};
-use council_protocol::gates::guard::{GuardInput, evaluate};
+use council_protocol::gates::guard::{evaluate_branch, passed};
 use council_protocol::gates::{GateOutcome, Verdict};
 use council_protocol::policy::Policy;
 use council_protocol::render::text::visible;
@@ -69,16 +69,7 @@ impl BranchVerdicts {
     fn of(policy: &Policy, branch: &str, targets: &[String]) -> BranchVerdicts {
         let per_target = targets
             .iter()
-            .map(|base| {
-                evaluate(GuardInput {
-                    pr_number: 0,
-                    head: branch,
-                    base,
-                    previous_base: None,
-                    policy: &policy.branches,
-                    policy_source: &policy.source,
-                })
-            })
+            .map(|base| evaluate_branch(policy, branch, base))
             .collect();
         BranchVerdicts {
             branch: branch.to_string(),
@@ -97,10 +88,6 @@ impl BranchVerdicts {
             .iter()
             .find(|g| g.gate == "naming_convention" && g.verdict == Verdict::Fail)
     }
-}
-
-fn passed(gates: &[GateOutcome]) -> bool {
-    gates.iter().all(|g| g.verdict == Verdict::Pass)
 }
 
 /// "pass", or which gate failed.

@@ -10,8 +10,7 @@ use crate::app::policy_source::read_local;
 use crate::app::run_json::fix_json;
 use crate::settings::Settings;
 use council_protocol::error::{Error, Result};
-use council_protocol::gates::Verdict;
-use council_protocol::gates::guard::{GuardInput, evaluate};
+use council_protocol::gates::guard::{evaluate_branch, passed};
 use council_protocol::policy::Policy;
 
 /// `check_branch`'s arguments.
@@ -38,15 +37,8 @@ pub async fn check_branch(settings: &Settings, args: &Map<String, Value>) -> Res
         }
     }
     let policy = policy(settings, args.policy.as_deref(), &args.target).await?;
-    let gates = evaluate(GuardInput {
-        pr_number: 0,
-        head: &args.branch,
-        base: &args.target,
-        previous_base: None,
-        policy: &policy.branches,
-        policy_source: &policy.source,
-    });
-    let passed = gates.iter().all(|g| g.verdict == Verdict::Pass);
+    let gates = evaluate_branch(&policy, &args.branch, &args.target);
+    let all_passed = passed(&gates);
     let shown: Vec<Value> = gates
         .iter()
         .map(|g| {
@@ -61,7 +53,7 @@ pub async fn check_branch(settings: &Settings, args: &Map<String, Value>) -> Res
     Ok(json!({
         "branch": args.branch,
         "target": args.target,
-        "passed": passed,
+        "passed": all_passed,
         "policy": policy.source,
         "gates": shown,
     }))

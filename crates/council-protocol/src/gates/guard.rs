@@ -3,7 +3,7 @@
 //! themselves are `branch_name.rs` and `target_branch.rs`.
 
 use super::{Check, Fix, GATES, GateOutcome, Verdict};
-use crate::policy::{BranchPolicy, DEFAULT_SOURCE, NamePattern, Rule};
+use crate::policy::{BranchPolicy, DEFAULT_SOURCE, NamePattern, Policy, Rule};
 use crate::render::text::{Message, invisible_chars, non_ascii_chars, shell_word};
 
 /// What the guard looks at; all of it comes from the event and the base-branch policy.
@@ -75,6 +75,19 @@ pub fn evaluate(input: GuardInput) -> Vec<GateOutcome> {
             _ => None,
         })
         .collect()
+}
+
+/// The guard's gates for a branch that would target `base`, before any pull request
+/// exists (`council policy check`, MCP `check_branch`).
+pub fn evaluate_branch(policy: &Policy, head: &str, base: &str) -> Vec<GateOutcome> {
+    evaluate(GuardInput {
+        pr_number: 0,
+        head,
+        base,
+        previous_base: None,
+        policy: &policy.branches,
+        policy_source: &policy.source,
+    })
 }
 
 pub fn passed(outcomes: &[GateOutcome]) -> bool {
