@@ -1,0 +1,90 @@
+//! agent-council's audit store: every pull request's Context Object, its timeline entries
+//! and the agents' context reports, in SQLite (the default: one file, the library compiled
+//! in) or PostgreSQL (an organisation's), with one schema and versioned migrations.
+//!
+//! The store keeps the ledger's rules: an object is stored only when its chain verifies;
+//! entries are append-only (the database refuses updates and deletes); a re-import never
+//! rewrites a stored entry, and one that conflicts with the stored chain is recorded as a
+//! verification failure, with the offered document as evidence, never merged. The common
+//! questions ([`query`]) and the HTML report ([`report`]) read it back.
+//!
+//! ```no_run
+//! # async fn example(stored: council_protocol::audit::stored::Stored) -> Result<(), council_store::StoreError> {
+//! use council_store::{DatabaseUrl, Offer, Store};
+//! let url = DatabaseUrl::parse("sqlite://council-audit.db", std::path::Path::new("."))?;
+//! let mut store = Store::open(&url, "2026-01-01T00:00:00Z").await?;
+//! let imported = store
+//!     .import(&Offer::new(&stored, "out/audit/PR-7.json", "2026-01-01T00:00:00Z"))
+//!     .await?;
+//! println!("{} new entries, {}", imported.added, imported.verification.as_str());
+//! # Ok(()) }
+//! ```
+
+mod engine;
+pub mod import;
+mod migrate;
+pub mod query;
+pub mod report;
+mod reports;
+mod sync_state;
+mod text;
+pub mod url;
+
+pub use import::{Imported, Offer, PrFacts, Verification};
+pub use migrate::SCHEMA_VERSION;
+pub use reports::ReportRow;
+pub use url::DatabaseUrl;
+
+use engine::Conn;
+
+/// Why the store could not do what was asked. Findings (an object that does not verify,
+/// a conflict) are not errors: they are recorded and returned as results.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// A malformed `--database-url` (bad usage).
+    #[error("database URL {0}")]
+    Url(String),
+    /// The database could not be reached or opened.
+    #[error("cannot open the audit store {url}: {message}")]
+    Connect { url: String, message: String },
+    /// The schema is not one this build can use.
+    #[error("audit store: {0}")]
+    Schema(String),
+    /// A statement failed.
+    #[error("audit store: {0}")]
+    Database(String),
+}
+
+impl StoreError {
+    /// Bad usage (a URL or a schema the user must change), rather than a store that failed.
+    pub fn is_usage(&self) -> bool {
+        matches!(self, StoreError::Url(_) | StoreError::Schema(_))
+    }
+}
+
+/// An open store, migrated to this build's schema.
+pub struct Store {
+    conn: Conn,
+    url: DatabaseUrl,
+}
+
+impl Store {
+    /// Connects and brings the schema up to date (`now` stamps applied migrations).
+    pub async fn open(url: &DatabaseUrl, now: &str) -> Result<Store, StoreError> {
+        let mut conn = Conn::open(url).await?;
+        migrate::migrate(&mut conn, now).await?;
+        Ok(Store {
+            conn,
+            url: url.clone(),
+        })
+    }
+
+    /// The URL as messages show it (no password).
+    pub fn shown(&self) -> String {
+        self.url.shown()
+    }
+
+    pub fn engine(&self) -> &'static str {
+        self.url.engine()
+    }
+}
