@@ -33,6 +33,13 @@ macro_rules! key_help {
          COUNCIL_HMAC_KEY_FILE (--hmac-key overrides them)."
     };
 }
+macro_rules! store_help {
+    () => {
+        "The store: --database-url, else COUNCIL_DATABASE_URL, else sqlite://council-audit.db \
+         in the working directory (sqlite://PATH or postgres://USER@HOST/DATABASE; a password \
+         belongs in COUNCIL_DATABASE_URL, not on the command line)."
+    };
+}
 macro_rules! ps_help {
     () => {
         " A flag's value is visible to other users in `ps`: prefer the environment"
@@ -139,6 +146,56 @@ const MCP_HELP: &str = concat!(
     ps_help!(),
     " or the key file."
 );
+const AUDIT_IMPORT_HELP: &str = concat!(
+    "Examples:\n  council audit import out/audit/PR-7.json\n  \
+     council audit import artifacts/*.json --database-url postgres://council@db.internal/audit\n\n",
+    store_help!(),
+    key_help!(),
+    ps_help!(),
+    " or the key file."
+);
+const AUDIT_SYNC_HELP: &str = concat!(
+    "Examples:\n  council audit sync --repo octo-org/app\n  \
+     council audit sync --repo octo-org/app --registry-issue 1 --database-url sqlite://audit.db\n\n\
+     Lists the repository's pull requests updated since the last sync (100 per request) and \
+     reads each changed one's Context Object comment (written by github-actions[bot], the \
+     token's own login, or a --ledger-author); when none verifies, the newest audit-PR-<n> \
+     artifact of the repository's own runs. Resumes where a stopped sync left off; --full \
+     reads every pull request again.\n\n",
+    token_help!(),
+    " ",
+    store_help!(),
+    key_help!(),
+    ps_help!(),
+    " or the key file."
+);
+const AUDIT_QUERY_HELP: &str = concat!(
+    "Examples:\n  council audit query\n  council audit query agents --json\n  \
+     council audit query merge-time --csv --repo octo-org/app --since 2026-01-01\n\n\
+     Questions: agents (guard pass rate per agent and the check failed most, review findings, \
+     merges), findings (checks by gate), merge-time (open to merge), rollbacks, failures \
+     (objects whose verification failed). Without a question, all of them. The agent is the \
+     pull request's author.\n\n",
+    store_help!()
+);
+const AUDIT_REPORT_HELP: &str = concat!(
+    "Examples:\n  council audit report --html site\n  \
+     council audit report --html site --repo octo-org/app --since 2026-01-01\n\n\
+     Writes DIR/index.html: one self-contained page (no network) with pass rates per agent \
+     over time, gate failures by rule, time to merge, each pull request's timeline and a \
+     verification badge per pull request.\n\n",
+    store_help!()
+);
+const AUDIT_VERIFY_HELP: &str = concat!(
+    "Examples:\n  council audit verify\n  council audit verify --repo octo-org/app \
+     --hmac-key-file ~/.council-key --json\n\n\
+     Checks every stored chain again from the store alone (hashes, links, signatures with a \
+     key): finds an entry changed or removed in the database itself.\n\n",
+    store_help!(),
+    key_help!(),
+    ps_help!(),
+    " or the key file."
+);
 const INIT_HELP: &str = "Examples:\n  council init\n  council init --from-branches \
      --dry-run\n  council init --two-phase --action octo-org/agent-council@v0 --force";
 const POLICY_CHECK_HELP: &str = "Examples:\n  council policy check\n  council policy check \
@@ -210,10 +267,12 @@ impl Cli {
 }
 
 /// The flags that carry a secret, by clap id and long name.
-const SECRET_FLAGS: [(&str, &str); 3] = [
+const SECRET_FLAGS: [(&str, &str); 4] = [
     ("github_token", "github-token"),
     ("release_token", "release-token"),
     ("hmac_key", "hmac-key"),
+    // Only a URL holding a password is a secret: `settings` tells them apart.
+    ("database_url", "database-url"),
 ];
 
 fn secrets_on_command_line(matches: &ArgMatches) -> Vec<&'static str> {
@@ -261,8 +320,144 @@ pub enum Command {
     /// Serve council's tools to agents over the Model Context Protocol (stdio).
     #[command(after_help = MCP_HELP)]
     Mcp(McpArgs),
+    /// Keep every pull request's ledger in an audit store (SQLite or PostgreSQL): import,
+    /// sync, query, report, verify.
+    #[command(subcommand)]
+    Audit(AuditCommand),
     #[command(flatten)]
     Tool(ToolCommand),
+}
+
+/// `council audit …`: the audit store.
+// Parsed once per process: the size of a variant does not matter.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, Subcommand)]
+pub enum AuditCommand {
+    /// Store Context Object files (downloaded audit artifacts), verified; exit 1 when one
+    /// is refused (tampered, or conflicting with the stored chain).
+    #[command(after_help = AUDIT_IMPORT_HELP)]
+    Import(AuditImportArgs),
+    /// Store every pull request's Context Object from GitHub, and the registry's context
+    /// reports; incremental and resumable.
+    #[command(after_help = AUDIT_SYNC_HELP)]
+    Sync(AuditSyncArgs),
+    /// Answer the common questions (`--json`, `--csv`).
+    #[command(after_help = AUDIT_QUERY_HELP)]
+    Query(AuditQueryArgs),
+    /// Write a self-contained HTML report of the store.
+    #[command(after_help = AUDIT_REPORT_HELP)]
+    Report(AuditReportArgs),
+    /// Check every stored chain again; exit 1 when one does not verify.
+    #[command(after_help = AUDIT_VERIFY_HELP)]
+    Verify(AuditVerifyArgs),
+}
+
+/// `--database-url`: the audit store.
+#[derive(Debug, Clone, Default, Args)]
+pub struct StoreArgs {
+    /// The audit store: sqlite://PATH or postgres://… (default: $COUNCIL_DATABASE_URL, else
+    /// sqlite://council-audit.db)
+    #[arg(
+        long,
+        env = "INPUT_DATABASE-URL",
+        hide_env = true,
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub database_url: Option<String>,
+}
+
+/// `--repo`, `--since`: which pull requests a question looks at.
+#[derive(Debug, Clone, Default, Args)]
+pub struct AuditFilterArgs {
+    /// Only this repository (owner/name)
+    #[arg(long, value_name = "OWNER/NAME")]
+    pub repo: Option<String>,
+    /// Only entries from this day or time on (YYYY-MM-DD or RFC 3339), and the pull
+    /// requests that have one
+    #[arg(long, value_name = "DATE")]
+    pub since: Option<String>,
+}
+
+/// `council audit import`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct AuditImportArgs {
+    /// Context Object files (out/audit/PR-<n>.json, downloaded artifacts)
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
+    pub sign: SignArgs,
+    #[command(flatten)]
+    pub json: JsonArgs,
+}
+
+/// `council audit sync`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct AuditSyncArgs {
+    #[command(flatten)]
+    pub api: ApiArgs,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
+    pub sign: SignArgs,
+    /// Also store the context reports of this registry issue
+    #[arg(long, env = "INPUT_REGISTRY-ISSUE", hide_env = true, value_name = "N")]
+    pub registry_issue: Option<String>,
+    #[command(flatten)]
+    pub trust: TrustArgs,
+    /// Also take ledger comments written by this login (repeatable; default:
+    /// github-actions[bot] and the token's own login)
+    #[arg(long, value_name = "LOGIN")]
+    pub ledger_author: Vec<String>,
+    /// Read every pull request again, not only those updated since the last sync
+    #[arg(long)]
+    pub full: bool,
+    #[command(flatten)]
+    pub json: JsonArgs,
+}
+
+/// `council audit query`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct AuditQueryArgs {
+    /// agents, findings, merge-time, rollbacks or failures (default: all)
+    #[arg(value_name = "QUESTION")]
+    pub question: Option<String>,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
+    pub filter: AuditFilterArgs,
+    #[command(flatten)]
+    pub json: JsonArgs,
+    /// Print CSV (several questions: one table after another, each after a `# name` line)
+    #[arg(long, conflicts_with = "json")]
+    pub csv: bool,
+}
+
+/// `council audit report`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct AuditReportArgs {
+    /// The folder to write index.html into (created when missing)
+    #[arg(long, value_name = "DIR", required = true)]
+    pub html: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
+    pub filter: AuditFilterArgs,
+}
+
+/// `council audit verify`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct AuditVerifyArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
+    pub filter: AuditFilterArgs,
+    #[command(flatten)]
+    pub sign: SignArgs,
+    #[command(flatten)]
+    pub json: JsonArgs,
 }
 
 /// Commands that only read and write local files: no event, no token, no API.
@@ -474,6 +669,15 @@ pub struct Inputs {
     /// Issue that holds agents' context reports
     #[arg(long, env = "INPUT_REGISTRY-ISSUE", value_name = "N")]
     pub registry_issue: Option<String>,
+    /// Also write each run's Context Object to this audit store (sqlite://PATH or
+    /// postgres://…; default: $COUNCIL_DATABASE_URL, else none)
+    #[arg(
+        long,
+        env = "INPUT_DATABASE-URL",
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub database_url: Option<String>,
 }
 
 /// Flags for local use; in Actions their values come from the runner's variables.
@@ -648,6 +852,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub apply: bool,
     #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
     pub json: JsonArgs,
 }
 
@@ -672,6 +878,8 @@ pub struct GuardArgs {
     pub sign: SignArgs,
     #[command(flatten)]
     pub audit: AuditArgs,
+    #[command(flatten)]
+    pub store: StoreArgs,
     #[command(flatten)]
     pub json: JsonArgs,
 }
@@ -705,6 +913,8 @@ pub struct ReleaseArgs {
     pub sign: SignArgs,
     #[command(flatten)]
     pub audit: AuditArgs,
+    #[command(flatten)]
+    pub store: StoreArgs,
     #[command(flatten)]
     pub json: JsonArgs,
 }
@@ -957,6 +1167,11 @@ impl Command {
             Command::Report(_) => "report",
             Command::Assign(_) => "assign",
             Command::Mcp(_) => "mcp",
+            Command::Audit(AuditCommand::Import(_)) => "audit import",
+            Command::Audit(AuditCommand::Sync(_)) => "audit sync",
+            Command::Audit(AuditCommand::Query(_)) => "audit query",
+            Command::Audit(AuditCommand::Report(_)) => "audit report",
+            Command::Audit(AuditCommand::Verify(_)) => "audit verify",
             Command::Tool(ToolCommand::Init(_)) => "init",
             Command::Tool(ToolCommand::Policy(PolicyCommand::Check(_))) => "policy check",
             Command::Tool(ToolCommand::Completions(_)) => "completions",
@@ -981,6 +1196,11 @@ impl Command {
             Command::Report(a) => a,
             Command::Assign(a) => a,
             Command::Mcp(a) => a,
+            Command::Audit(AuditCommand::Import(a)) => a,
+            Command::Audit(AuditCommand::Sync(a)) => a,
+            Command::Audit(AuditCommand::Query(a)) => a,
+            Command::Audit(AuditCommand::Report(a)) => a,
+            Command::Audit(AuditCommand::Verify(a)) => a,
             // Tools take none of the run's flags (main runs them before any settings).
             Command::Tool(_) => &(),
         };
@@ -1086,7 +1306,7 @@ impl Fill for PostArgs {
 
 impl Fill for RunArgs {
     fn fill(&self, i: &mut Inputs, l: &mut LocalFlags) {
-        let groups: [&dyn Fill; 8] = [
+        let groups: [&dyn Fill; 9] = [
             &self.event,
             &self.api,
             &self.policy,
@@ -1094,6 +1314,7 @@ impl Fill for RunArgs {
             &self.sign,
             &self.audit,
             &self.trust,
+            &self.store,
             &self.json,
         ];
         fill_groups(&groups, i, l);
@@ -1101,6 +1322,50 @@ impl Fill for RunArgs {
         i.close_on_fail.clone_from(&self.close_on_fail);
         i.registry_issue.clone_from(&self.registry_issue);
         l.apply = self.apply;
+    }
+}
+
+impl Fill for StoreArgs {
+    fn fill(&self, i: &mut Inputs, _: &mut LocalFlags) {
+        i.database_url.clone_from(&self.database_url);
+    }
+}
+
+impl Fill for AuditFilterArgs {
+    fn fill(&self, _: &mut Inputs, l: &mut LocalFlags) {
+        l.repo.clone_from(&self.repo);
+    }
+}
+
+impl Fill for AuditImportArgs {
+    fn fill(&self, i: &mut Inputs, l: &mut LocalFlags) {
+        fill_groups(&[&self.store, &self.sign, &self.json], i, l);
+    }
+}
+
+impl Fill for AuditSyncArgs {
+    fn fill(&self, i: &mut Inputs, l: &mut LocalFlags) {
+        let groups: [&dyn Fill; 5] = [&self.api, &self.store, &self.sign, &self.trust, &self.json];
+        fill_groups(&groups, i, l);
+        i.registry_issue.clone_from(&self.registry_issue);
+    }
+}
+
+impl Fill for AuditQueryArgs {
+    fn fill(&self, i: &mut Inputs, l: &mut LocalFlags) {
+        fill_groups(&[&self.store, &self.filter, &self.json], i, l);
+    }
+}
+
+impl Fill for AuditReportArgs {
+    fn fill(&self, i: &mut Inputs, l: &mut LocalFlags) {
+        fill_groups(&[&self.store, &self.filter], i, l);
+    }
+}
+
+impl Fill for AuditVerifyArgs {
+    fn fill(&self, i: &mut Inputs, l: &mut LocalFlags) {
+        fill_groups(&[&self.store, &self.filter, &self.sign, &self.json], i, l);
     }
 }
 
@@ -1120,13 +1385,14 @@ impl Fill for McpArgs {
 
 impl Fill for GuardArgs {
     fn fill(&self, i: &mut Inputs, l: &mut LocalFlags) {
-        let groups: [&dyn Fill; 7] = [
+        let groups: [&dyn Fill; 8] = [
             &self.event,
             &self.api,
             &self.policy,
             &self.dry_run,
             &self.sign,
             &self.audit,
+            &self.store,
             &self.json,
         ];
         fill_groups(&groups, i, l);
@@ -1137,13 +1403,14 @@ impl Fill for GuardArgs {
 
 impl Fill for ReleaseArgs {
     fn fill(&self, i: &mut Inputs, l: &mut LocalFlags) {
-        let groups: [&dyn Fill; 7] = [
+        let groups: [&dyn Fill; 8] = [
             &self.event,
             &self.api,
             &self.policy,
             &self.dry_run,
             &self.sign,
             &self.audit,
+            &self.store,
             &self.json,
         ];
         fill_groups(&groups, i, l);

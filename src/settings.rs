@@ -107,7 +107,7 @@ impl RunnerEnv {
 }
 
 /// What this run does: the stages `auto` plans from the event, or one named stage.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CommandKind {
     Auto,
     Run(Command),
@@ -115,6 +115,32 @@ pub enum CommandKind {
     ContextShow,
     /// `council mcp`: a Model Context Protocol server over stdio (CLI only).
     Mcp,
+    /// `council audit …`: the audit store (CLI only).
+    Audit(AuditTask),
+}
+
+/// What `council audit` does, with what its subcommand alone takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AuditTask {
+    Import {
+        files: Vec<PathBuf>,
+    },
+    Sync {
+        ledger_authors: Vec<String>,
+        full: bool,
+    },
+    Query {
+        question: Option<String>,
+        since: Option<String>,
+        csv: bool,
+    },
+    Report {
+        html: PathBuf,
+        since: Option<String>,
+    },
+    Verify {
+        since: Option<String>,
+    },
 }
 
 /// `council verify`: the file (the event's PR audit file when `None`), earlier files that
@@ -148,6 +174,7 @@ impl CommandKind {
             CommandKind::Run(command) => command.name(),
             CommandKind::ContextShow => "context-show",
             CommandKind::Mcp => "mcp",
+            CommandKind::Audit(_) => "audit",
         }
     }
 }
@@ -253,6 +280,10 @@ pub struct Settings {
     pub report: Option<String>,
     /// `assign --apply` (always on in Actions, where `dry-run` is the way to write nothing).
     pub apply: bool,
+    /// `database-url` (`--database-url`, else `COUNCIL_DATABASE_URL`): the audit store.
+    /// A stage run writes its Context Object there only when one is given; `council
+    /// audit` falls back to `sqlite://council-audit.db`.
+    pub database_url: Option<Secret>,
     /// Said once the run starts (e.g. a token given as a command-line argument).
     pub warnings: Vec<String>,
 }
@@ -315,6 +346,7 @@ impl Settings {
                     cli::Command::Report(_) => CommandKind::Run(Command::Report),
                     cli::Command::Assign(_) => CommandKind::Run(Command::Assign),
                     cli::Command::Mcp(_) => CommandKind::Mcp,
+                    cli::Command::Audit(a) => CommandKind::Audit(audit_task(a)),
                     cli::Command::Verify(a) => {
                         verify = VerifyOptions {
                             file: Some(a.file),
@@ -384,7 +416,14 @@ impl Settings {
             ),
             release_token: token(non_empty(i.release_token), env, &["COUNCIL_RELEASE_TOKEN"]),
             hmac_key,
-            warnings: exposed_secret_warnings(&cli.secrets_on_command_line),
+            warnings: exposed_secret_warnings(
+                &cli.secrets_on_command_line,
+                i.database_url.as_deref(),
+            ),
+            database_url: non_empty(i.database_url)
+                .or_else(|| env.get("COUNCIL_DATABASE_URL").map(str::to_string))
+                .map(|u| Secret(u.trim().to_string()))
+                .filter(|u| !u.expose().is_empty()),
             retention_days: parse_retention(i.retention_days)?,
             issue: parse_number(non_empty(i.issue).as_deref(), "issue")?,
             pr: parse_number(non_empty(local.pr.clone()).as_deref(), "pr")?,
@@ -439,6 +478,29 @@ impl Settings {
             json: local.json,
             allow_secrets: local.allow_secrets,
         })
+    }
+}
+
+/// `council audit`'s subcommand, as a task.
+fn audit_task(command: cli::AuditCommand) -> AuditTask {
+    match command {
+        cli::AuditCommand::Import(a) => AuditTask::Import { files: a.files },
+        cli::AuditCommand::Sync(a) => AuditTask::Sync {
+            ledger_authors: a.ledger_author,
+            full: a.full,
+        },
+        cli::AuditCommand::Query(a) => AuditTask::Query {
+            question: a.question,
+            since: a.filter.since,
+            csv: a.csv,
+        },
+        cli::AuditCommand::Report(a) => AuditTask::Report {
+            html: a.html.unwrap_or_default(),
+            since: a.filter.since,
+        },
+        cli::AuditCommand::Verify(a) => AuditTask::Verify {
+            since: a.filter.since,
+        },
     }
 }
 
@@ -560,13 +622,22 @@ const MAX_KEY_FILE_BYTES: u64 = 64 << 10;
 
 /// A warning per secret given as a command-line argument: `ps` shows every process's
 /// arguments to every user of the machine, and shells keep them in their history.
-fn exposed_secret_warnings(flags: &[&str]) -> Vec<String> {
+fn exposed_secret_warnings(flags: &[&str], database_url: Option<&str>) -> Vec<String> {
     flags
         .iter()
+        // A database URL without a password holds no secret.
+        .filter(|flag| {
+            **flag != "database-url"
+                || database_url.is_some_and(|u| council_store::url::redact(u) != u)
+        })
         .map(|flag| {
             let instead = match *flag {
                 "github-token" => "set GH_TOKEN (or GITHUB_TOKEN) instead",
                 "release-token" => "set COUNCIL_RELEASE_TOKEN instead",
+                "database-url" => {
+                    "set COUNCIL_DATABASE_URL instead (or a ~/.pgpass file and a URL without \
+                     the password)"
+                }
                 _ => "set COUNCIL_HMAC_KEY or use --hmac-key-file instead",
             };
             format!(

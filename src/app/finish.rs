@@ -83,8 +83,11 @@ pub async fn finish(
             .extend(reports.into_iter().map(|r| Done::new(&title, r)));
         shown.notes.extend(result.notes.iter().cloned());
     }
-    let context = keep_ledger(run, &executor, &results, &ours, &mut shown).await;
+    let (context, comment_written) = keep_ledger(run, &executor, &results, &ours, &mut shown).await;
     let audit_path = write_audit_file(run, &context, &mut shown);
+    if let Some(report) = super::audit::record(run.settings, &context, comment_written).await {
+        shown.done.push(Done::new("council audit store", report));
+    }
     let artifact_id = match &audit_path {
         Some(path) => upload_artifact(run, &context, path, &mut shown).await,
         None => String::new(),
@@ -135,14 +138,14 @@ fn this_runs_entries(
 }
 
 /// Seals this run's entries onto the stored ledger and writes its comment; the whole
-/// Context Object the audit file gets.
+/// Context Object the audit file gets, and whether the comment holds it.
 async fn keep_ledger(
     run: &PrRun<'_>,
     executor: &Executor<'_>,
     results: &[StageResult],
     ours: &ContextObject,
     shown: &mut Shown,
-) -> ContextObject {
+) -> (ContextObject, bool) {
     let settings = run.settings;
     let ledger = Ledger {
         settings,
@@ -165,6 +168,10 @@ async fn keep_ledger(
             .runner
             .annotate(Level::Warning, "council ledger", warning);
     }
+    let written = persisted
+        .effect
+        .as_ref()
+        .is_some_and(|r| matches!(r.result, EffectResult::Done(_) | EffectResult::Unchanged(_)));
     if let Some(report) = persisted.effect {
         shown.done.push(Done::new("council ledger", report));
     }
@@ -174,7 +181,7 @@ async fn keep_ledger(
             .push(Message::new().text(format!("GitHub API requests: {}", gh.requests())));
     }
     shown.notes.extend(persisted.notes);
-    persisted.context
+    (persisted.context, written)
 }
 
 /// `out/audit/PR-<n>.json` in the workspace; its path, or `None` when it could not be

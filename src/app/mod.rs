@@ -1,5 +1,6 @@
 //! The only orchestrator: load inputs → decide (pure) → apply effects → report.
 
+mod audit;
 mod audit_file;
 mod context;
 mod effects;
@@ -45,7 +46,7 @@ pub async fn run(settings: Settings) -> Result<Outcome> {
 }
 
 async fn dispatch(settings: &Settings) -> Result<Outcome> {
-    match settings.command {
+    match &settings.command {
         CommandKind::Auto => {
             let event = load_event(settings)?;
             match command_for(&event, settings.registry_issue.is_some()) {
@@ -53,8 +54,9 @@ async fn dispatch(settings: &Settings) -> Result<Outcome> {
                 Plan::Nothing(why) => nothing_to_do(settings, &why),
             }
         }
-        CommandKind::Run(command) => run_command(settings, command, None).await,
+        CommandKind::Run(command) => run_command(settings, *command, None).await,
         CommandKind::ContextShow => context::show(settings),
+        CommandKind::Audit(task) => audit::run(settings, task).await,
         // `main` serves `council mcp` itself (it is no action command).
         CommandKind::Mcp => Err(Error::Usage(
             "`council mcp` is a server: run it as `council mcp`, not as the action's command"
@@ -187,7 +189,7 @@ fn repository(settings: &Settings, event: &Event) -> Result<RepoName> {
     repository_of(settings, Some(event))
 }
 
-fn repository_of(settings: &Settings, event: Option<&Event>) -> Result<RepoName> {
+pub(crate) fn repository_of(settings: &Settings, event: Option<&Event>) -> Result<RepoName> {
     let full = settings
         .repo
         .clone()
@@ -221,7 +223,7 @@ pub(crate) fn github_client(
     GitHub::new(&config, repo.clone()).map(Some)
 }
 
-fn now() -> String {
+pub(crate) fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 

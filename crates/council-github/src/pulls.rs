@@ -4,6 +4,25 @@
 //! mutation. The merge itself is `rest.rs`'s `merge_pull`.
 
 use serde::Deserialize;
+
+/// A pull request as the list answers it: what a sync needs to decide whether to read it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct PullSummary {
+    pub number: u64,
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub state: Option<String>,
+    #[serde(default)]
+    pub user: Option<crate::rest::User>,
+    #[serde(default)]
+    pub created_at: Option<String>,
+    pub updated_at: String,
+    #[serde(default)]
+    pub closed_at: Option<String>,
+    #[serde(default)]
+    pub merged_at: Option<String>,
+}
 use serde_json::{Value, json};
 
 use super::client::{ApiError, GitHub};
@@ -417,6 +436,13 @@ impl GitHub {
     /// The pull requests closed most recently into `base`, newest first (one page): how a
     /// push to a base that is not the default branch finds the pull request it merged,
     /// which `GET /commits/{sha}/pulls` lists only for the default branch.
+    /// The first page of the repository's pull requests, every state, most recently
+    /// updated first (100 per page): a sync reads on with [`GitHub::get_page`] until it
+    /// reaches what it read before.
+    pub fn pulls_by_update_url(&self) -> String {
+        self.repo_path("/pulls?state=all&sort=updated&direction=desc&per_page=100")
+    }
+
     pub async fn recently_closed_into(&self, base: &str) -> Result<Vec<Value>, ApiError> {
         let what = format!("listing the pull requests closed into {base}");
         let url = self.repo_path(&format!(

@@ -48,6 +48,8 @@ pub struct IssueInfo {
     pub number: u64,
     pub title: String,
     pub labels: Vec<String>,
+    /// Who opened it (trusted for the blocks on it, as the issue's author).
+    pub author: String,
 }
 
 /// Who the token acts as (`github-actions[bot]` for the default token).
@@ -138,6 +140,39 @@ impl GitHub {
         }
     }
 
+    /// One page from `url` and the next page's URL, for a caller that decides from each
+    /// page whether to read on. A `Link` that leaves the API's origin is an error (the
+    /// token would go with it); `seen` holds the pages read so far, so that a chain that
+    /// comes back to one is an error too.
+    pub async fn get_page<P: serde::de::DeserializeOwned>(
+        &self,
+        what: &str,
+        url: &str,
+        seen: &mut std::collections::HashSet<String>,
+    ) -> Result<(P, Option<String>), ApiError> {
+        let hostile = |message: &str| ApiError::Decode {
+            what: what.to_string(),
+            message: message.to_string(),
+        };
+        seen.insert(self.path_of(url).to_string());
+        let reply = self.get(what, url, None).await?;
+        let page = reply.json(what)?;
+        let next = link(&reply.headers, "next");
+        if let Some(next) = &next {
+            if !next.starts_with('/') && !self.is_own_origin(next) {
+                return Err(hostile(
+                    "the `Link` header points away from the API's host; not followed",
+                ));
+            }
+            if seen.contains(self.path_of(next)) {
+                return Err(hostile(
+                    "the `Link` header leads back to a page already read",
+                ));
+            }
+        }
+        Ok((page, next))
+    }
+
     /// The first `max_pages` pages from `url`, and whether the server offered more (for
     /// lists GitHub itself caps, such as a pull request's 3,000 files).
     pub async fn get_pages_upto<P: serde::de::DeserializeOwned>(
@@ -188,6 +223,8 @@ impl GitHub {
             title: String,
             #[serde(default)]
             labels: Vec<Label>,
+            #[serde(default)]
+            user: Option<User>,
         }
         let what = format!("reading issue #{number}");
         let issue: Issue = self
@@ -198,6 +235,7 @@ impl GitHub {
             number,
             title: issue.title,
             labels: issue.labels.into_iter().map(|l| l.name).collect(),
+            author: issue.user.map(|u| u.login).unwrap_or_default(),
         })
     }
 

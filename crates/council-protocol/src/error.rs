@@ -1,7 +1,8 @@
 //! Every failure the program can report, and the one place that maps them to exit codes.
 //!
 //! Exit codes are part of the contract (SPEC.md, "Exit codes"):
-//! 1 = a gate failed, 2 = bad usage/policy/input, 3 = GitHub API or artifact service failure.
+//! 1 = a gate failed, 2 = bad usage/policy/input, 3 = GitHub API, artifact service or
+//! audit store failure.
 
 use std::path::PathBuf;
 
@@ -51,6 +52,10 @@ pub enum Error {
     /// A verification found tampering (council verify).
     #[error("{}", shown(.0))]
     Tampered(String),
+
+    /// The audit store (SQLite or PostgreSQL) could not be opened or written.
+    #[error("{}", shown(.0))]
+    Store(String),
 }
 
 impl Error {
@@ -62,7 +67,7 @@ impl Error {
             | Error::Policy { .. }
             | Error::Input(_)
             | Error::Io { .. } => 2,
-            Error::Api(_) | Error::Artifact(_) => 3,
+            Error::Api(_) | Error::Artifact(_) | Error::Store(_) => 3,
         }
     }
 
@@ -77,6 +82,7 @@ impl Error {
             Error::Api(_) => "council: GitHub API failed",
             Error::Artifact(_) => "council: artifact upload failed",
             Error::Tampered(_) => "council: audit file tampered",
+            Error::Store(_) => "council: audit store failed",
         }
     }
 

@@ -29,6 +29,7 @@ mod reports;
 mod sync_state;
 mod text;
 pub mod url;
+pub mod verify;
 
 pub use import::{Imported, Offer, PrFacts, Verification};
 pub use migrate::SCHEMA_VERSION;

@@ -37,21 +37,25 @@ impl Store {
         Ok(())
     }
 
-    /// The pull request's `updated_at` when a sync last read it.
+    /// The pull request's `updated_at` when a sync last read it, and when that was.
     pub async fn pull_synced(
         &mut self,
         repository: &str,
         pr: u64,
-    ) -> Result<Option<String>, StoreError> {
-        Ok(self
+    ) -> Result<Option<(String, String)>, StoreError> {
+        let row = self
             .conn
             .query_one(
-                "SELECT pr_updated_at FROM synced_pulls WHERE repository = ? AND pr_number = ?",
+                "SELECT pr_updated_at, synced_at FROM synced_pulls \
+                 WHERE repository = ? AND pr_number = ?",
                 &[repository.into(), Param::Int(i64::try_from(pr).ok())],
             )
-            .await?
-            .and_then(|row| row.into_iter().next())
-            .and_then(Cell::into_text))
+            .await?;
+        Ok(row.and_then(|mut r| {
+            let synced = std::mem::replace(&mut r[1], Cell::Null).into_text()?;
+            let updated = std::mem::replace(&mut r[0], Cell::Null).into_text()?;
+            Some((updated, synced))
+        }))
     }
 
     /// Records that a sync read the pull request as of `updated_at`, and what it found.

@@ -30,6 +30,8 @@ CREATE TABLE workflow_contexts (
   verification_detail TEXT,
   signatures_checked BIGINT NOT NULL,
   last_trigger TEXT,
+  -- Unix seconds of the newest stored entry: what `--since` filters on.
+  last_unix BIGINT,
   last_timestamp TEXT,
   source TEXT NOT NULL,
   opened_at TEXT,
@@ -71,7 +73,8 @@ CREATE TABLE timeline_entries (
   imported_at TEXT NOT NULL,
   PRIMARY KEY (context, position)
 );
-CREATE INDEX timeline_entries_check ON timeline_entries (agent, action, result);
+-- Covers the common questions (checks per agent, stage runs) without reading entries.
+CREATE INDEX timeline_entries_check ON timeline_entries (agent, action, result, context, run_id, run_attempt, at_unix);
 CREATE INDEX timeline_entries_action ON timeline_entries (action);
 
 CREATE FUNCTION timeline_entries_append_only() RETURNS trigger LANGUAGE plpgsql AS $$

@@ -30,14 +30,6 @@ impl Cell {
         }
     }
 
-    pub fn real(&self) -> Option<f64> {
-        match self {
-            Cell::Int(i) => Some(*i as f64),
-            Cell::Real(r) => Some(*r),
-            _ => None,
-        }
-    }
-
     pub fn text(&self) -> Option<&str> {
         match self {
             Cell::Text(t) => Some(t),

@@ -4,6 +4,9 @@
 
 use serde::Serialize;
 
+use crate::query::Filter;
+use crate::{Store, StoreError};
+
 /// Everything the page shows, embedded in it as JSON.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ReportData {
@@ -162,3 +165,28 @@ pub struct TimelineRow {
 mod html;
 
 pub use html::render_html;
+
+impl Store {
+    /// Everything the report shows, for the contexts `filter` selects.
+    pub async fn report_data(
+        &mut self,
+        filter: &Filter,
+        generated_at: &str,
+    ) -> Result<ReportData, StoreError> {
+        let (prs, omitted_prs) = self.pull_requests(filter, MAX_PRS, MAX_ENTRIES).await?;
+        Ok(ReportData {
+            generated_at: generated_at.to_string(),
+            store: self.shown(),
+            repositories: self.repositories(filter).await?,
+            totals: self.totals(filter).await?,
+            agents: self.agents(filter).await?,
+            pass_rate_over_time: self.pass_rate_over_time(filter).await?,
+            gate_failures: self.findings(filter).await?,
+            time_to_merge: self.merge_time(filter).await?.0,
+            rollbacks: self.rollbacks(filter).await?,
+            failures: self.failures(filter).await?,
+            prs,
+            omitted_prs,
+        })
+    }
+}

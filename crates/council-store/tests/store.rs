@@ -1,0 +1,412 @@
+//! The store's rules, on each engine: what an import adds, what it refuses and records,
+//! and the common questions over a known store.
+
+mod objects;
+
+use council_store::query::Filter;
+use council_store::{DatabaseUrl, Offer, Store, Verification};
+use objects::{extend, guard, object, step, tail};
+
+const NOW: &str = "2026-03-20T12:00:00Z";
+const REPO: &str = "octo/app";
+
+/// A fresh store per engine (the directory lives as long as the store is used).
+async fn stores() -> Vec<(tempfile::TempDir, Store)> {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let url = DatabaseUrl::parse("sqlite://audit.db", dir.path()).expect("url");
+    let store = Store::open(&url, NOW).await.expect("open");
+    vec![(dir, store)]
+}
+
+fn offer<'a>(stored: &'a council_protocol::audit::stored::Stored, source: &'a str) -> Offer<'a> {
+    Offer::new(stored, source, NOW)
+}
+
+#[tokio::test]
+async fn an_object_is_stored_once_and_a_longer_copy_adds_only_its_new_entries() {
+    for (_dir, mut store) in stores().await {
+        let first = object(
+            REPO,
+            7,
+            "agent-1",
+            &guard(1, "2026-03-02T10:00:00Z", true),
+            None,
+        );
+        let imported = store.import(&offer(&first, "comment 1")).await.unwrap();
+        assert_eq!((imported.added, imported.known), (2, 0));
+        assert_eq!(imported.verification, Verification::Verified);
+        let again = store.import(&offer(&first, "comment 1")).await.unwrap();
+        assert_eq!((again.added, again.known, again.refused), (0, 2, None));
+        let later = extend(
+            Some(first),
+            REPO,
+            7,
+            "agent-1",
+            &[step(
+                "agent_review",
+                "check:secret-scan",
+                "PASS",
+                2,
+                "2026-03-02T11:00:00Z",
+            )],
+            None,
+        );
+        let more = store.import(&offer(&later, "comment 1")).await.unwrap();
+        assert_eq!((more.added, more.known, more.entries), (1, 2, 3));
+        assert_eq!(more.verification, Verification::Verified);
+    }
+}
+
+#[tokio::test]
+async fn a_tail_is_partial_until_the_file_with_the_older_entries_arrives() {
+    for (_dir, mut store) in stores().await {
+        let mut steps = guard(1, "2026-03-02T10:00:00Z", false);
+        steps.extend(guard(2, "2026-03-02T11:00:00Z", true));
+        steps.extend(guard(3, "2026-03-02T12:00:00Z", true));
+        let full = object(REPO, 8, "agent-2", &steps, None);
+        let comment = tail(&full, 2);
+        let partial = store.import(&offer(&comment, "comment")).await.unwrap();
+        assert_eq!(partial.verification, Verification::Partial);
+        assert!(
+            partial
+                .detail
+                .as_deref()
+                .unwrap_or_default()
+                .contains("oldest 4 entries"),
+            "{partial:?}"
+        );
+        let whole = store.import(&offer(&full, "artifact")).await.unwrap();
+        assert_eq!((whole.added, whole.known), (4, 2));
+        assert_eq!(whole.verification, Verification::Verified);
+        let verdicts = store.verify_stored(&Filter::default(), None).await.unwrap();
+        assert!(verdicts.iter().all(|v| v.verified), "{verdicts:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_conflicting_object_is_recorded_as_a_failure_and_never_merged() {
+    for (_dir, mut store) in stores().await {
+        let original = object(
+            REPO,
+            9,
+            "agent-1",
+            &guard(1, "2026-03-02T10:00:00Z", false),
+            None,
+        );
+        store.import(&offer(&original, "comment")).await.unwrap();
+        // Someone rewrote the verdict and re-sealed the whole chain without a key.
+        let rewritten = object(
+            REPO,
+            9,
+            "agent-1",
+            &guard(1, "2026-03-02T10:00:00Z", true),
+            None,
+        );
+        let refused = store
+            .import(&offer(&rewritten, "artifact 5"))
+            .await
+            .unwrap();
+        assert_eq!(refused.added, 0);
+        assert!(
+            refused
+                .refused
+                .as_deref()
+                .unwrap()
+                .contains("entry 0 differs"),
+            "{refused:?}"
+        );
+        assert_eq!(refused.verification, Verification::Failed);
+        assert_eq!(
+            refused.entries, 2,
+            "the stored entries are kept as they were"
+        );
+        let failures = store.failures(&Filter::default()).await.unwrap();
+        assert_eq!(failures.len(), 1);
+        assert_eq!((failures[0].pr, failures[0].position), (Some(9), Some(0)));
+        assert_eq!(failures[0].source, "artifact 5");
+        // The same refusal again records nothing new.
+        store
+            .import(&offer(&rewritten, "artifact 5"))
+            .await
+            .unwrap();
+        assert_eq!(store.failures(&Filter::default()).await.unwrap().len(), 1);
+        // The stored chain is still the original one.
+        let agents = store.agents(&Filter::default()).await.unwrap();
+        assert_eq!((agents[0].guard_runs, agents[0].guard_passed), (1, 0));
+    }
+}
+
+#[tokio::test]
+async fn an_object_that_does_not_verify_is_refused_with_its_evidence() {
+    for (_dir, mut store) in stores().await {
+        let mut forged = object(
+            REPO,
+            10,
+            "agent-3",
+            &guard(1, "2026-03-02T10:00:00Z", false),
+            None,
+        );
+        forged.context.timeline[0].result = "PASS".to_string();
+        let refused = store.import(&offer(&forged, "comment 3")).await.unwrap();
+        assert!(
+            refused
+                .refused
+                .as_deref()
+                .unwrap()
+                .contains("fails verification"),
+            "{refused:?}"
+        );
+        assert_eq!(refused.added, 0);
+        let failures = store.failures(&Filter::default()).await.unwrap();
+        assert_eq!(failures[0].context_id, "PR-10");
+        // A signed chain offered without its signatures when a key is given.
+        let unsigned = object(
+            REPO,
+            11,
+            "agent-3",
+            &guard(1, "2026-03-02T10:00:00Z", true),
+            None,
+        );
+        let mut keyed = offer(&unsigned, "comment 4");
+        keyed.key = Some(b"k");
+        let refused = store.import(&keyed).await.unwrap();
+        assert!(refused.refused.is_some(), "{refused:?}");
+    }
+}
+
+#[tokio::test]
+async fn an_object_naming_another_subject_is_refused() {
+    for (_dir, mut store) in stores().await {
+        let mut odd = object(
+            REPO,
+            12,
+            "agent-1",
+            &guard(1, "2026-03-02T10:00:00Z", true),
+            None,
+        );
+        odd.context.context_id = "PR-13".to_string();
+        let refused = store.import(&offer(&odd, "file")).await.unwrap();
+        assert!(
+            refused
+                .refused
+                .as_deref()
+                .unwrap()
+                .contains("does not name subject.id 12")
+        );
+    }
+}
+
+/// Two agents, three pull requests, known numbers.
+async fn known_store(store: &mut Store) {
+    // agent-1: PR 1 fails the name once then passes, merged after 2 h; PR 2 passes, merged
+    // after 30 min, then rolled back.
+    let mut pr1 = guard(11, "2026-03-02T10:00:00Z", false);
+    pr1.extend(guard(12, "2026-03-02T10:30:00Z", true));
+    pr1.push(step(
+        "agent_review",
+        "check:secret-scan",
+        "FAIL",
+        12,
+        "2026-03-02T10:31:00Z",
+    ));
+    pr1.push(step(
+        "agent_review",
+        "check:doc-coverage",
+        "PASS",
+        12,
+        "2026-03-02T10:31:00Z",
+    ));
+    pr1.push(step(
+        "agent_release",
+        "check:pipeline",
+        "PASS",
+        13,
+        "2026-03-02T12:00:00Z",
+    ));
+    pr1.push(step(
+        "agent_release",
+        "action:merge",
+        "DONE",
+        13,
+        "2026-03-02T12:00:00Z",
+    ));
+    let mut pr2 = guard(21, "2026-03-09T09:00:00Z", true);
+    pr2.push(step(
+        "agent_release",
+        "action:merge",
+        "DONE",
+        22,
+        "2026-03-09T09:30:00Z",
+    ));
+    pr2.push(step(
+        "agent_release",
+        "action:revert",
+        "DONE",
+        23,
+        "2026-03-09T10:00:00Z",
+    ));
+    // agent-2: PR 3 fails the target twice.
+    let pr3 = vec![
+        step(
+            "agent_guard",
+            "check:branch-name",
+            "PASS",
+            31,
+            "2026-03-09T09:00:00Z",
+        ),
+        step(
+            "agent_guard",
+            "check:target-branch",
+            "FAIL",
+            31,
+            "2026-03-09T09:00:00Z",
+        ),
+        step(
+            "agent_guard",
+            "check:branch-name",
+            "PASS",
+            32,
+            "2026-03-10T09:00:00Z",
+        ),
+        step(
+            "agent_guard",
+            "check:target-branch",
+            "FAIL",
+            32,
+            "2026-03-10T09:00:00Z",
+        ),
+    ];
+    for (pr, author, steps) in [
+        (1, "agent-1", pr1),
+        (2, "agent-1", pr2),
+        (3, "agent-2", pr3),
+    ] {
+        let stored = object(REPO, pr, author, &steps, None);
+        let imported = store.import(&offer(&stored, "file")).await.expect("import");
+        assert_eq!(imported.verification, Verification::Verified);
+    }
+}
+
+#[tokio::test]
+async fn the_common_questions_over_a_known_store() {
+    for (_dir, mut store) in stores().await {
+        known_store(&mut store).await;
+        let f = Filter::default();
+        let agents = store.agents(&f).await.unwrap();
+        let one = agents.iter().find(|a| a.agent == "agent-1").unwrap();
+        assert_eq!((one.prs, one.guard_runs, one.guard_passed), (2, 3, 2));
+        assert_eq!(one.top_failing_rule.as_deref(), Some("check:branch-name"));
+        assert_eq!((one.review_findings, one.merged), (1, 2));
+        let two = agents.iter().find(|a| a.agent == "agent-2").unwrap();
+        assert_eq!(
+            (two.guard_runs, two.guard_passed, two.pass_rate),
+            (2, 0, Some(0.0))
+        );
+        assert_eq!(
+            (two.top_failing_rule.as_deref(), two.top_failing_count),
+            (Some("check:target-branch"), 2)
+        );
+
+        let findings = store.findings(&f).await.unwrap();
+        let target = findings
+            .iter()
+            .find(|g| g.rule == "check:target-branch")
+            .unwrap();
+        assert_eq!(
+            (
+                target.stage.as_str(),
+                target.failed,
+                target.passed,
+                target.prs_failed
+            ),
+            ("guard", 2, 3, 1)
+        );
+        let scan = findings
+            .iter()
+            .find(|g| g.rule == "check:secret-scan")
+            .unwrap();
+        assert_eq!((scan.stage.as_str(), scan.failed), ("review", 1));
+
+        let (summary, prs) = store.merge_time(&f).await.unwrap();
+        assert_eq!(summary.count, 2);
+        let seconds: Vec<(u64, i64)> = prs.iter().map(|p| (p.pr, p.seconds)).collect();
+        assert_eq!(seconds, [(1, 7_200), (2, 1_800)]);
+        assert_eq!(summary.buckets[0].count, 1);
+        assert_eq!(summary.buckets[1].count, 1);
+
+        let rollbacks = store.rollbacks(&f).await.unwrap();
+        assert_eq!(rollbacks.len(), 1);
+        assert_eq!(rollbacks[0].pr, 2);
+
+        let weeks = store.pass_rate_over_time(&f).await.unwrap();
+        let shape: Vec<(&str, &str, u64, u64)> = weeks
+            .iter()
+            .map(|p| (p.agent.as_str(), p.week.as_str(), p.runs, p.passed))
+            .collect();
+        assert_eq!(
+            shape,
+            [
+                ("agent-1", "2026-03-02", 2, 1),
+                ("agent-1", "2026-03-09", 1, 1),
+                ("agent-2", "2026-03-09", 2, 0),
+            ]
+        );
+        let totals = store.totals(&f).await.unwrap();
+        assert_eq!(
+            (
+                totals.contexts,
+                totals.entries,
+                totals.verified,
+                totals.merged,
+                totals.rolled_back
+            ),
+            (3, 16, 3, 2, 1)
+        );
+
+        // --since keeps the later entries and the pull requests that have one.
+        let since = Filter {
+            since_unix: Some(1_772_928_000), // 2026-03-08T00:00:00Z
+            ..Filter::default()
+        };
+        let agents = store.agents(&since).await.unwrap();
+        let one = agents.iter().find(|a| a.agent == "agent-1").unwrap();
+        assert_eq!((one.prs, one.guard_runs), (1, 1));
+        let other = Filter {
+            repository: Some("other/repo".into()),
+            ..Filter::default()
+        };
+        assert!(store.agents(&other).await.unwrap().is_empty());
+
+        let data = store.report_data(&f, NOW).await.unwrap();
+        assert_eq!(data.prs.len(), 3);
+        assert_eq!(data.omitted_prs, 0);
+        assert_eq!(
+            data.prs[0].timeline.last().unwrap().action,
+            "check:target-branch"
+        );
+        let verdicts = store.verify_stored(&f, None).await.unwrap();
+        assert_eq!(verdicts.len(), 3);
+        assert!(
+            verdicts.iter().all(|v| v.verified && v.missing == 0),
+            "{verdicts:?}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_derived_state_comes_from_the_stored_entries_not_the_object() {
+    for (_dir, mut store) in stores().await {
+        let mut stored = object(
+            REPO,
+            20,
+            "agent-1",
+            &guard(1, "2026-03-02T10:00:00Z", false),
+            None,
+        );
+        // An object whose own `state` claims a pass: not hashed, so it still verifies.
+        stored.context.state.guard_status = council_protocol::audit::GuardStatus::Pass;
+        store.import(&offer(&stored, "file")).await.unwrap();
+        let data = store.report_data(&Filter::default(), NOW).await.unwrap();
+        assert_eq!(data.prs[0].guard_status, "FAIL");
+    }
+}

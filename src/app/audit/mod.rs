@@ -1,0 +1,117 @@
+//! `council audit`: the audit store. `import` and `sync` put Context Objects in (verified:
+//! a refused one is recorded, never merged), `query` and `report` read the common answers
+//! back, `verify` checks every stored chain again. The rules are `council_store`'s; this
+//! module opens the store, reaches GitHub and the files, and tells the user.
+//!
+//! Exit codes: 0 done; 1 an object was refused (tampered, or conflicting with the stored
+//! chain) or a stored chain does not verify; 2 bad usage or an unreadable file; 3 the
+//! store or GitHub failed.
+
+mod import;
+mod query;
+mod record;
+mod report;
+mod sync;
+mod table;
+mod verify;
+
+pub(crate) use record::record;
+
+use chrono::{DateTime, NaiveDate};
+use council_store::query::Filter;
+use council_store::url::DEFAULT_URL;
+use council_store::{DatabaseUrl, Store, StoreError};
+
+use crate::settings::{AuditTask, Settings};
+use council_protocol::error::{Error, Outcome, Result};
+
+pub async fn run(settings: &Settings, task: &AuditTask) -> Result<Outcome> {
+    match task {
+        AuditTask::Import { files } => import::run(settings, files).await,
+        AuditTask::Sync {
+            ledger_authors,
+            full,
+        } => sync::run(settings, ledger_authors, *full).await,
+        AuditTask::Query {
+            question,
+            since,
+            csv,
+        } => query::run(settings, question.as_deref(), since.as_deref(), *csv).await,
+        AuditTask::Report { html, since } => report::run(settings, html, since.as_deref()).await,
+        AuditTask::Verify { since } => verify::run(settings, since.as_deref()).await,
+    }
+}
+
+/// The store `database-url` names (default: `sqlite://council-audit.db` here), open and
+/// migrated.
+pub(crate) async fn open(settings: &Settings, url: Option<&str>) -> Result<Store> {
+    let url = parse_url(settings, url.unwrap_or(DEFAULT_URL))?;
+    Store::open(&url, &super::now()).await.map_err(store_error)
+}
+
+/// The store of this run's `database-url`, or the default one.
+async fn open_default(settings: &Settings) -> Result<Store> {
+    let given = settings.database_url.as_ref().map(|u| u.expose());
+    open(settings, given).await
+}
+
+fn parse_url(settings: &Settings, text: &str) -> Result<DatabaseUrl> {
+    DatabaseUrl::parse(text, &settings.workspace).map_err(store_error)
+}
+
+/// A URL or schema the user must change is bad usage (2); a store that failed is 3.
+pub(crate) fn store_error(e: StoreError) -> Error {
+    let fix = match &e {
+        StoreError::Connect { .. } => {
+            " (check --database-url or COUNCIL_DATABASE_URL, and that the server is reachable)"
+        }
+        _ => "",
+    };
+    if e.is_usage() {
+        Error::Usage(format!("{e}{fix}"))
+    } else {
+        Error::Store(format!("{e}{fix}"))
+    }
+}
+
+/// `--repo` and `--since` as the store filters.
+fn filter(settings: &Settings, since: Option<&str>) -> Result<Filter> {
+    Ok(Filter {
+        repository: settings.repo.clone(),
+        since_unix: since.map(parse_since).transpose()?,
+    })
+}
+
+/// `YYYY-MM-DD` (midnight UTC) or an RFC 3339 time.
+fn parse_since(text: &str) -> Result<i64> {
+    let text = text.trim();
+    if let Ok(day) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        return Ok(day
+            .and_hms_opt(0, 0, 0)
+            .map_or(0, |t| t.and_utc().timestamp()));
+    }
+    DateTime::parse_from_rfc3339(text)
+        .map(|t| t.timestamp())
+        .map_err(|_| {
+            Error::Usage(format!(
+                "--since `{text}` is not a date: use YYYY-MM-DD (e.g. 2026-01-31) or an RFC 3339 \
+                 time (2026-01-31T12:00:00Z)"
+            ))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn since_takes_a_day_or_a_time() {
+        assert_eq!(parse_since("2026-03-08").unwrap(), 1_772_928_000);
+        assert_eq!(
+            parse_since("2026-03-08T01:00:00+01:00").unwrap(),
+            1_772_928_000
+        );
+        let err = parse_since("last week").unwrap_err().to_string();
+        assert!(err.contains("YYYY-MM-DD"), "{err}");
+    }
+}

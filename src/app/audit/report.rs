@@ -1,0 +1,46 @@
+//! `council audit report --html DIR`: `DIR/index.html`, one self-contained page.
+
+use std::path::Path;
+
+use council_protocol::error::{Error, Outcome, Result};
+use council_store::report::render_html;
+
+use super::{filter, open_default, store_error};
+use crate::app::{display_path, now};
+use crate::runner::Level;
+use crate::settings::Settings;
+
+pub async fn run(settings: &Settings, dir: &Path, since: Option<&str>) -> Result<Outcome> {
+    let filter = filter(settings, since)?;
+    let mut store = open_default(settings).await?;
+    let data = store
+        .report_data(&filter, &now())
+        .await
+        .map_err(store_error)?;
+    let page = render_html(&data);
+    let dir = settings.workspace.join(dir);
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io("report folder", &dir, e))?;
+    let path = dir.join("index.html");
+    std::fs::write(&path, &page).map_err(|e| Error::io("report file", &path, e))?;
+    let line = format!(
+        "wrote {} ({} KiB): {} pull requests{}, {} entries, from {}",
+        display_path(&settings.workspace, &path),
+        page.len().div_ceil(1024),
+        data.totals.contexts,
+        if data.omitted_prs > 0 {
+            format!(" ({} listed, the newest)", data.prs.len())
+        } else {
+            String::new()
+        },
+        data.totals.entries,
+        data.store
+    );
+    if settings.in_actions {
+        settings
+            .runner
+            .annotate(Level::Notice, "council audit report", &line);
+    } else {
+        println!("{line}");
+    }
+    Ok(Outcome::Passed)
+}

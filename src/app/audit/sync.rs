@@ -1,0 +1,531 @@
+//! `council audit sync --repo O/R`: every pull request's Context Object into the store.
+//!
+//! Requests: the pull requests are listed most recently updated first, 100 a page, down
+//! to where the last finished sync got (less half an hour: a run may still have been
+//! writing then); each one GitHub reports updated since it was last read costs one read
+//! of its comments (100 a page). Only when no ledger comment of council's verifies, or it
+//! holds only the newest entries, are the pull request's `audit-PR-<n>` artifacts listed
+//! and the newest of the repository's own runs that verifies downloaded. A registry
+//! issue costs its comments and one read of the issue.
+//!
+//! Each pull request is stored in its own transaction and marked read: a sync stopped
+//! half-way resumes without reading again what it stored. Editing a comment does not
+//! make GitHub report its pull request as updated, so entries a run adds without any
+//! other change to the pull request (a release that keeps waiting) arrive with its next
+//! update; `--full` reads every pull request again.
+
+use std::collections::HashSet;
+use std::io::{IsTerminal, Write};
+use std::time::{Duration, Instant};
+
+use council_github::artifact::{DownloadOptions, Provenance, download_trusted};
+use council_github::pulls::PullSummary;
+use council_github::{ApiError, Comment, GitHub};
+use council_protocol::agent_state::TrustConfig;
+use council_protocol::audit::context::context_id;
+use council_protocol::audit::stored::{self, MARKER, Stored};
+use council_protocol::context_report::{comment::last_block, parse_report};
+use council_protocol::error::{Error, Outcome, Result};
+use council_store::{Imported, Offer, PrFacts, ReportRow, Store, Verification};
+use serde_json::json;
+
+use super::{open_default, store_error};
+use crate::app::ledger::{ARTIFACTS_TRIED, artifact_source, stored_from_file};
+use crate::app::{github_client, now, repository_of};
+use crate::runner::Level;
+use crate::settings::Settings;
+
+/// The login of `GITHUB_TOKEN`, which writes the ledger comment in most workflows.
+const ACTIONS_BOT: &str = "github-actions[bot]";
+/// A pull request read this soon after its last update is read again next time.
+const SETTLE_SECS: i64 = 30 * 60;
+/// 1,000 pages of 100: far beyond any repository's pull requests in one sync.
+const MAX_LIST_PAGES: usize = 1_000;
+
+/// What one sync did.
+#[derive(Debug, Default, serde::Serialize)]
+struct Tally {
+    listed: usize,
+    list_pages: usize,
+    read: usize,
+    unchanged: usize,
+    without_ledger: usize,
+    entries_added: usize,
+    from_artifacts: usize,
+    partial: usize,
+    refused: usize,
+    untrusted_ledger_comments: usize,
+    reports_added: usize,
+}
+
+pub async fn run(settings: &Settings, ledger_authors: &[String], full: bool) -> Result<Outcome> {
+    let repo = repository_of(settings, None)?;
+    let gh = github_client(settings, &repo, settings.token.as_ref())?.ok_or_else(|| {
+        Error::no_token("`audit sync` reads the pull requests and their comments")
+    })?;
+    let mut store = open_default(settings).await?;
+    let full_name = repo.full();
+    let mut authors: Vec<String> = vec![ACTIONS_BOT.to_string()];
+    authors.extend(ledger_authors.iter().map(|a| a.trim().to_string()));
+    let sync = Sync {
+        settings,
+        gh: &gh,
+        full_name: &full_name,
+        authors: &authors,
+        key: settings.hmac_key.as_ref().map(|k| k.expose().as_bytes()),
+    };
+    let mut tally = Tally::default();
+    let since = match full {
+        true => None,
+        false => store.listed_until(&full_name).await.map_err(store_error)?,
+    };
+    let (candidates, newest) = sync.list(since.as_deref(), &mut tally).await?;
+    let mut progress = Progress::new(settings, candidates.len());
+    for pr in &candidates {
+        if !full && sync.settled(&mut store, pr).await? {
+            tally.unchanged += 1;
+        } else {
+            let outcome = sync.read_pull(&mut store, pr, &mut tally).await?;
+            store
+                .pull_read(&full_name, pr.number, &pr.updated_at, outcome, &now())
+                .await
+                .map_err(store_error)?;
+            tally.read += 1;
+        }
+        progress.step();
+    }
+    progress.done();
+    if let Some(newest) = newest.or(since) {
+        store
+            .finish_sync(&full_name, &newest, &now())
+            .await
+            .map_err(store_error)?;
+    }
+    if let Some(registry) = settings.registry_issue {
+        tally.reports_added = sync.reports(&mut store, registry).await?;
+    }
+    tell(settings, &store, &full_name, &tally, gh.requests());
+    Ok(if tally.refused > 0 {
+        Outcome::GateFailed
+    } else {
+        Outcome::Passed
+    })
+}
+
+struct Sync<'a> {
+    settings: &'a Settings,
+    gh: &'a GitHub,
+    full_name: &'a str,
+    authors: &'a [String],
+    key: Option<&'a [u8]>,
+}
+
+impl Sync<'_> {
+    /// The pull requests updated since `since` (all of them without one), and the newest
+    /// `updated_at` seen: where the next sync starts.
+    async fn list(
+        &self,
+        since: Option<&str>,
+        tally: &mut Tally,
+    ) -> Result<(Vec<PullSummary>, Option<String>)> {
+        let stop = since.and_then(unix).map(|s| s - SETTLE_SECS);
+        let mut out = Vec::new();
+        let mut newest: Option<String> = None;
+        let mut seen = HashSet::new();
+        let mut url = Some(self.gh.pulls_by_update_url());
+        while let Some(page_url) = url.take() {
+            if tally.list_pages >= MAX_LIST_PAGES {
+                return Err(Error::Api(format!(
+                    "listing the pull requests of {}: more than {MAX_LIST_PAGES} pages; stopped \
+                     rather than read without end",
+                    self.full_name
+                )));
+            }
+            let (page, next): (Vec<PullSummary>, Option<String>) = self
+                .gh
+                .get_page("listing pull requests", &page_url, &mut seen)
+                .await?;
+            tally.list_pages += 1;
+            for pr in page {
+                if newest.as_deref().is_none_or(|n| later(&pr.updated_at, n)) {
+                    newest = Some(pr.updated_at.clone());
+                }
+                // Newest first: the first one older than the last sync ends the list.
+                if stop.is_some_and(|s| unix(&pr.updated_at).is_some_and(|u| u < s)) {
+                    tally.listed = out.len();
+                    return Ok((out, newest));
+                }
+                out.push(pr);
+            }
+            url = next;
+        }
+        tally.listed = out.len();
+        Ok((out, newest))
+    }
+
+    /// Read before, as GitHub reports it now, and long enough after its last update that
+    /// no run was still writing.
+    async fn settled(&self, store: &mut Store, pr: &PullSummary) -> Result<bool> {
+        let read = store
+            .pull_synced(self.full_name, pr.number)
+            .await
+            .map_err(store_error)?;
+        Ok(read.is_some_and(|(updated, synced)| {
+            updated == pr.updated_at
+                && matches!((unix(&updated), unix(&synced)), (Some(u), Some(s)) if s - u >= SETTLE_SECS)
+        }))
+    }
+
+    /// Stores what the pull request's ledger comments hold, else (or to complete a tail)
+    /// its newest verifying artifact; what was found, in a word.
+    async fn read_pull(
+        &self,
+        store: &mut Store,
+        pr: &PullSummary,
+        tally: &mut Tally,
+    ) -> Result<&'static str> {
+        let facts = PrFacts {
+            title: pr.title.clone(),
+            state: pr.state.clone(),
+            created_at: pr.created_at.clone(),
+            merged_at: pr.merged_at.clone(),
+            closed_at: pr.closed_at.clone(),
+        };
+        let comments = match self.gh.list_comments(pr.number).await {
+            Ok(c) => c,
+            // Deleted between the listing and now, or hidden from this token.
+            Err(ApiError::NotFound { .. }) => return Ok("not found"),
+            Err(e) => return Err(e.into()),
+        };
+        let (ours, planted): (Vec<&Comment>, Vec<&Comment>) = comments
+            .iter()
+            .filter(|c| c.body().starts_with(MARKER))
+            .partition(|c| {
+                self.authors
+                    .iter()
+                    .any(|a| a.eq_ignore_ascii_case(c.author()))
+            });
+        tally.untrusted_ledger_comments += planted.len();
+        let mut last: Option<Imported> = None;
+        for comment in &ours {
+            let source = if comment.html_url.is_empty() {
+                format!("comment {}", comment.id)
+            } else {
+                comment.html_url.clone()
+            };
+            let imported = match stored::parse(comment.body()) {
+                Ok(found) => {
+                    self.import(store, &found, &source, &facts, comment.body(), pr.number)
+                        .await?
+                }
+                Err(e) => {
+                    self.refuse(store, pr.number, &source, &e.to_string(), comment.body())
+                        .await?
+                }
+            };
+            count(tally, &imported);
+            last = Some(imported);
+        }
+        let accepted = last
+            .as_ref()
+            .is_some_and(|i| i.refused.is_none() && i.verification == Verification::Verified);
+        if accepted {
+            return Ok("stored");
+        }
+        match self.newest_artifact(store, pr.number, &facts).await? {
+            Some(imported) => {
+                tally.from_artifacts += 1;
+                count(tally, &imported);
+                Ok("stored from an artifact")
+            }
+            None if ours.is_empty() => {
+                tally.without_ledger += 1;
+                Ok("no ledger")
+            }
+            None => Ok(match last.map(|i| i.verification) {
+                Some(Verification::Partial) => "partial",
+                _ => "refused",
+            }),
+        }
+    }
+
+    /// Stores an object found for pull request `pr`, after checking it is that pull
+    /// request's of this repository (a copy of another's is refused, and recorded).
+    async fn import(
+        &self,
+        store: &mut Store,
+        found: &Stored,
+        source: &str,
+        facts: &PrFacts,
+        document: &str,
+        pr: u64,
+    ) -> Result<Imported> {
+        let ctx = &found.context;
+        if ctx.repository != self.full_name || ctx.context_id != context_id(pr) {
+            let why = format!(
+                "it holds the Context Object of {} in {}, not of PR-{pr} in {}",
+                ctx.context_id, ctx.repository, self.full_name
+            );
+            return self.refuse(store, pr, source, &why, document).await;
+        }
+        let at = now();
+        let offer = Offer {
+            stored: found,
+            source,
+            key: self.key,
+            pr: Some(facts),
+            now: &at,
+            document: Some(document),
+        };
+        store.import(&offer).await.map_err(store_error)
+    }
+
+    async fn refuse(
+        &self,
+        store: &mut Store,
+        pr: u64,
+        source: &str,
+        why: &str,
+        document: &str,
+    ) -> Result<Imported> {
+        let id = context_id(pr);
+        store
+            .refuse(self.full_name, &id, source, why, Some(document), &now())
+            .await
+            .map_err(store_error)?;
+        Ok(Imported {
+            repository: self.full_name.to_string(),
+            context_id: id,
+            pr,
+            source: source.to_string(),
+            added: 0,
+            known: 0,
+            refused: Some(why.to_string()),
+            verification: Verification::Failed,
+            detail: None,
+            entries: 0,
+        })
+    }
+
+    /// The newest `audit-PR-<n>` of the repository's own runs (never a fork's) whose
+    /// object is this pull request's and verifies, stored.
+    async fn newest_artifact(
+        &self,
+        store: &mut Store,
+        pr: u64,
+        facts: &PrFacts,
+    ) -> Result<Option<Imported>> {
+        let options = DownloadOptions {
+            provenance: Provenance::OwnRuns {
+                repository_id: self.settings.repository_id,
+            },
+            ..DownloadOptions::default()
+        };
+        let id = context_id(pr);
+        let found = download_trusted(self.gh, pr, &options, ARTIFACTS_TRIED, |artifact| {
+            let stored = stored_from_file(&artifact.json).ok()?;
+            let ours =
+                stored.context.repository == self.full_name && stored.context.context_id == id;
+            (ours && stored.verify(self.key).is_ok()).then(|| {
+                let text = String::from_utf8_lossy(&artifact.json).into_owned();
+                (stored, artifact_source(artifact), text)
+            })
+        })
+        .await;
+        let taken = match found {
+            Ok((taken, _)) => taken,
+            // Artifacts that cannot be listed (no `actions: read`, expired) leave the
+            // comment's word as the record.
+            Err(e) => {
+                self.settings.runner.annotate(
+                    Level::Warning,
+                    "council audit sync",
+                    &format!("PR-{pr}: audit artifacts were not read: {e}"),
+                );
+                None
+            }
+        };
+        match taken {
+            Some((stored, source, text)) => Ok(Some(
+                self.import(store, &stored, &source, facts, &text, pr)
+                    .await?,
+            )),
+            None => Ok(None),
+        }
+    }
+
+    /// Every valid, dated report on the registry issue from a trusted author; how many
+    /// were new to the store.
+    async fn reports(&self, store: &mut Store, registry: u64) -> Result<usize> {
+        let issue = self.gh.issue_info(registry).await?;
+        let comments = self.gh.list_comments(registry).await?;
+        let mut trusted_logins = self.settings.trusted_authors.clone();
+        trusted_logins.extend(self.authors.iter().cloned());
+        let trust = TrustConfig {
+            issue_author: issue.author,
+            token_login: None,
+            trusted_logins,
+        };
+        let reports: Vec<(&Comment, council_protocol::context_report::Report)> = comments
+            .iter()
+            .filter(|c| trust.trusts(c.author(), c.author_association.as_deref().unwrap_or("")))
+            .filter_map(|c| {
+                let report = parse_report(last_block(c.body())?).ok()?;
+                report.reported_at.is_some().then_some((c, report))
+            })
+            .collect();
+        let rows: Vec<ReportRow<'_>> = reports
+            .iter()
+            .map(|(c, report)| ReportRow {
+                report,
+                repository: self.full_name,
+                registry_issue: registry,
+                comment_id: c.id,
+                comment_url: &c.html_url,
+                author: c.author(),
+            })
+            .collect();
+        store
+            .import_reports(&rows, &now())
+            .await
+            .map_err(store_error)
+    }
+}
+
+fn count(tally: &mut Tally, imported: &Imported) {
+    tally.entries_added += imported.added;
+    if imported.refused.is_some() {
+        tally.refused += 1;
+    } else if imported.verification == Verification::Partial {
+        tally.partial += 1;
+    }
+}
+
+fn unix(text: &str) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|t| t.timestamp())
+}
+
+/// `a` is a later time than `b` (text that is not a time counts as earlier).
+fn later(a: &str, b: &str) -> bool {
+    match (unix(a), unix(b)) {
+        (Some(a), Some(b)) => a > b,
+        (Some(_), None) => true,
+        _ => false,
+    }
+}
+
+fn tell(settings: &Settings, store: &Store, repo: &str, t: &Tally, requests: u32) {
+    if settings.json {
+        println!(
+            "{}",
+            json!({
+                "repository": repo,
+                "database": store.shown(),
+                "tally": t,
+                "requests": requests,
+            })
+        );
+        return;
+    }
+    let mut line = format!(
+        "{repo} → {}: {} pull requests listed ({} pages), {} read, {} unchanged; {} entries \
+         added",
+        store.shown(),
+        t.listed,
+        t.list_pages,
+        t.read,
+        t.unchanged,
+        t.entries_added
+    );
+    for (n, what) in [
+        (t.from_artifacts, "from audit artifacts"),
+        (t.partial, "partial (older entries not found)"),
+        (t.without_ledger, "without a Context Object"),
+        (t.reports_added, "context reports added"),
+    ] {
+        if n > 0 {
+            line.push_str(&format!("; {n} {what}"));
+        }
+    }
+    line.push_str(&format!("; {requests} API requests"));
+    if t.untrusted_ledger_comments > 0 {
+        settings.runner.annotate(
+            Level::Warning,
+            "council audit sync",
+            &format!(
+                "{} comments carry council's ledger marker but were written by someone else \
+                 (not {ACTIONS_BOT} or a --ledger-author): ignored",
+                t.untrusted_ledger_comments
+            ),
+        );
+    }
+    if t.refused > 0 {
+        settings.runner.annotate(
+            Level::Error,
+            "council audit sync",
+            &format!(
+                "{} Context Objects were refused (tampered, or conflicting with the stored \
+                 chain) and recorded: `council audit query failures` lists them",
+                t.refused
+            ),
+        );
+    }
+    if settings.in_actions {
+        settings
+            .runner
+            .annotate(Level::Notice, "council audit sync", &line);
+    } else {
+        println!("{line}");
+    }
+}
+
+/// A progress line on a terminal's stderr, redrawn at most ten times a second.
+struct Progress {
+    total: usize,
+    done: usize,
+    shown: Option<Instant>,
+    on: bool,
+}
+
+impl Progress {
+    fn new(settings: &Settings, total: usize) -> Progress {
+        Progress {
+            total,
+            done: 0,
+            shown: None,
+            on: !settings.in_actions && std::io::stderr().is_terminal() && total > 0,
+        }
+    }
+
+    fn step(&mut self) {
+        self.done += 1;
+        if !self.on
+            || self
+                .shown
+                .is_some_and(|t| t.elapsed() < Duration::from_millis(100))
+        {
+            return;
+        }
+        self.shown = Some(Instant::now());
+        let width = 30;
+        let filled = self.done * width / self.total.max(1);
+        let mut err = std::io::stderr();
+        let _ = write!(
+            err,
+            "\r[{}{}] {}/{} pull requests",
+            "#".repeat(filled),
+            " ".repeat(width - filled),
+            self.done,
+            self.total
+        );
+        let _ = err.flush();
+    }
+
+    fn done(&self) {
+        if self.on {
+            eprintln!("\r{}\r", " ".repeat(60));
+        }
+    }
+}

@@ -1,0 +1,78 @@
+//! `council audit verify`: every stored chain checked again from the store alone.
+
+use council_protocol::error::{Outcome, Result};
+use serde_json::json;
+
+use super::{filter, open_default, store_error};
+use crate::runner::Level;
+use crate::settings::Settings;
+
+pub async fn run(settings: &Settings, since: Option<&str>) -> Result<Outcome> {
+    let filter = filter(settings, since)?;
+    let mut store = open_default(settings).await?;
+    let key = settings.hmac_key.as_ref().map(|k| k.expose().as_bytes());
+    let verdicts = store
+        .verify_stored(&filter, key)
+        .await
+        .map_err(store_error)?;
+    let bad: Vec<_> = verdicts.iter().filter(|v| !v.verified).collect();
+    let entries: u64 = verdicts.iter().map(|v| v.entries).sum();
+    let missing: u64 = verdicts.iter().map(|v| v.missing).sum();
+    let line = format!(
+        "{}: {} pull requests, {entries} entries checked ({}){}; {}",
+        store.shown(),
+        verdicts.len(),
+        if key.is_some() {
+            "hash chain and signatures"
+        } else {
+            "hash chain; no --hmac-key: signatures not checked"
+        },
+        if missing > 0 {
+            format!("; {missing} older entries are not in the store (only tails were imported)")
+        } else {
+            String::new()
+        },
+        if bad.is_empty() {
+            "every chain verifies".to_string()
+        } else {
+            format!("{} do not verify", bad.len())
+        }
+    );
+    for v in &bad {
+        settings.runner.annotate(
+            Level::Error,
+            "council audit verify",
+            &format!(
+                "{} PR-{}: {}",
+                v.repository,
+                v.pr,
+                v.problem.as_deref().unwrap_or("does not verify")
+            ),
+        );
+    }
+    if settings.json {
+        println!(
+            "{}",
+            json!({
+                "database": store.shown(),
+                "verified": bad.is_empty(),
+                "contexts": verdicts.len(),
+                "entries": entries,
+                "missing": missing,
+                "signatures_checked": key.is_some(),
+                "failed": bad,
+            })
+        );
+    } else if settings.in_actions {
+        settings
+            .runner
+            .annotate(Level::Notice, "council audit verify", &line);
+    } else {
+        println!("{line}");
+    }
+    Ok(if bad.is_empty() {
+        Outcome::Passed
+    } else {
+        Outcome::GateFailed
+    })
+}
