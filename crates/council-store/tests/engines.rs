@@ -321,6 +321,46 @@ async fn tls_verify_full_checks_the_certificate_against_sslrootcert() {
     }
 }
 
+#[tokio::test]
+async fn tls_verify_full_refuses_a_certificate_it_does_not_trust() {
+    let Some((db, ca)) = tls_server().await else {
+        return;
+    };
+    let by_name = db.text.replacen("@127.0.0.1:", "@localhost:", 1);
+    // Without sslrootcert the Mozilla roots are the only ones trusted.
+    let url = with_options(&by_name, "sslmode=verify-full");
+    match open_with(&db, &url).await {
+        Err(StoreError::Connect { message, .. }) => {
+            assert!(message.contains("not trusted"), "{message}")
+        }
+        Err(e) => panic!("not a connection error: {e:?}"),
+        Ok(_) => panic!("{url}: a certificate of an unknown CA was trusted"),
+    }
+    // A root file that holds no certificate, or is not there, is named.
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let empty = dir.path().join("empty.pem");
+    std::fs::write(&empty, "").expect("a file");
+    for (root, why) in [
+        (empty.clone(), "no certificate in it could be read"),
+        (dir.path().join("missing.pem"), "missing.pem"),
+    ] {
+        let url = with_options(
+            &by_name,
+            &format!("sslmode=verify-full&sslrootcert={}", root.display()),
+        );
+        match open_with(&db, &url).await {
+            Err(StoreError::Connect { message, .. }) => assert!(
+                message.contains(&format!("sslrootcert {}", root.display()))
+                    && message.contains(why),
+                "{message}"
+            ),
+            Err(e) => panic!("not a connection error: {e:?}"),
+            Ok(_) => panic!("{url} opened"),
+        }
+    }
+    assert!(ca.is_file());
+}
+
 /// libpq's usual local connection, through the Unix socket in `host=`: no TLS there
 /// (the server offers none on a socket), so the default `prefer` connects in the clear.
 #[tokio::test]
