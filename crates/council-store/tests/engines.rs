@@ -321,6 +321,52 @@ async fn tls_verify_full_checks_the_certificate_against_sslrootcert() {
     }
 }
 
+/// libpq's `verify-ca` checks who issued the certificate, not the name it is for:
+/// connecting by a name the certificate does not list (`hostaddr` reaches the server)
+/// passes `verify-ca` and fails `verify-full`.
+#[tokio::test]
+async fn tls_verify_ca_checks_the_issuer_and_verify_full_the_host_name_too() {
+    let Some((db, ca)) = tls_server().await else {
+        return;
+    };
+    let other_name = with_options(
+        &db.text.replacen("@127.0.0.1:", "@db.council.invalid:", 1),
+        "hostaddr=127.0.0.1",
+    );
+    let url = with_options(
+        &other_name,
+        &format!("sslmode=verify-ca&sslrootcert={}", ca.display()),
+    );
+    let mut store = open_with(&db, &url)
+        .await
+        .unwrap_or_else(|e| panic!("{url}: {e}"));
+    assert!(encrypted(&mut store).await, "{url}");
+
+    let url = with_options(
+        &other_name,
+        &format!("sslmode=verify-full&sslrootcert={}", ca.display()),
+    );
+    match open_with(&db, &url).await {
+        Err(StoreError::Connect { message, .. }) => assert!(
+            message.contains("the server's certificate is not trusted for this host"),
+            "{message}"
+        ),
+        Err(e) => panic!("not a connection error: {e:?}"),
+        Ok(_) => panic!("{url}: a certificate for another name was trusted"),
+    }
+
+    // verify-ca without the CA: the Mozilla roots did not issue it.
+    let url = with_options(&other_name, "sslmode=verify-ca");
+    match open_with(&db, &url).await {
+        Err(StoreError::Connect { message, .. }) => assert!(
+            message.contains("the server's certificate is not trusted: it was not issued by"),
+            "{message}"
+        ),
+        Err(e) => panic!("not a connection error: {e:?}"),
+        Ok(_) => panic!("{url}: a certificate of an unknown CA was trusted"),
+    }
+}
+
 #[tokio::test]
 async fn tls_verify_full_refuses_a_certificate_it_does_not_trust() {
     let Some((db, ca)) = tls_server().await else {
