@@ -88,4 +88,39 @@ impl Store {
     pub fn engine(&self) -> &'static str {
         self.url.engine()
     }
+
+    /// For tests only, not part of the API (hidden from the documentation): runs one
+    /// statement as written (no parameters) on the store's connection, past every rule
+    /// the store's own calls keep. The database's own rules (triggers, constraints) still
+    /// apply: that is what tests use it to show. Returns the rows it changed.
+    #[doc(hidden)]
+    pub async fn execute_raw(&mut self, sql: &str) -> Result<u64, StoreError> {
+        self.conn.execute(sql, &[]).await
+    }
+
+    /// For tests only, not part of the API (hidden from the documentation): the rows of
+    /// one query as written (no parameters), each value as JSON: a null, a number (an
+    /// integer or a real) or a string.
+    #[doc(hidden)]
+    pub async fn query_raw(
+        &mut self,
+        sql: &str,
+    ) -> Result<Vec<Vec<serde_json::Value>>, StoreError> {
+        use engine::Cell;
+        use serde_json::Value;
+        let rows = self.conn.query(sql, &[]).await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| {
+                row.into_iter()
+                    .map(|cell| match cell {
+                        Cell::Null => Value::Null,
+                        Cell::Int(i) => Value::from(i),
+                        Cell::Real(r) => Value::from(r),
+                        Cell::Text(t) => Value::from(t),
+                    })
+                    .collect()
+            })
+            .collect())
+    }
 }

@@ -24,25 +24,17 @@ pub const SCHEMA_VERSION: i64 = 1;
 
 /// Brings the store to [`SCHEMA_VERSION`]; how many migrations ran.
 pub async fn migrate(conn: &mut Conn, now: &str) -> Result<usize, StoreError> {
-    conn.batch(
-        "CREATE TABLE IF NOT EXISTS schema_migrations (\
-           version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
-    )
-    .await?;
+    // The table of applied versions is made under the migrations' lock too: two first
+    // runs at once on PostgreSQL would both make it otherwise (CREATE TABLE IF NOT EXISTS
+    // is not safe against another one running: one fails on the catalog's unique index).
+    conn.begin().await?;
+    let made = bootstrap(conn).await;
+    finish(conn, made).await?;
     let mut applied = 0;
     for migration in MIGRATIONS {
         conn.begin().await?;
-        let result = apply(conn, migration, now).await;
-        match result {
-            Ok(ran) => {
-                conn.commit().await?;
-                applied += usize::from(ran);
-            }
-            Err(e) => {
-                conn.rollback().await;
-                return Err(e);
-            }
-        }
+        let ran = apply(conn, migration, now).await;
+        applied += usize::from(finish(conn, ran).await?);
     }
     let newest = current(conn).await?;
     if newest > SCHEMA_VERSION {
@@ -54,14 +46,43 @@ pub async fn migrate(conn: &mut Conn, now: &str) -> Result<usize, StoreError> {
     Ok(applied)
 }
 
-/// Applies one migration unless it is recorded; inside the caller's transaction, which
-/// on PostgreSQL also holds a lock so that two first runs do not both create the tables.
-async fn apply(conn: &mut Conn, migration: &Migration, now: &str) -> Result<bool, StoreError> {
+/// Commits the transaction when `result` is a success, else rolls it back.
+async fn finish<T>(conn: &mut Conn, result: Result<T, StoreError>) -> Result<T, StoreError> {
+    match result {
+        Ok(value) => {
+            conn.commit().await?;
+            Ok(value)
+        }
+        Err(e) => {
+            conn.rollback().await;
+            Err(e)
+        }
+    }
+}
+
+/// On PostgreSQL, one lock number for council's migrations, held until the caller's
+/// transaction ends: a second council opening the store meanwhile waits for the first.
+async fn lock(conn: &mut Conn) -> Result<(), StoreError> {
     if conn.is_postgres() {
-        // One lock number for council's migrations, released at the end of the transaction.
         conn.batch("SELECT pg_advisory_xact_lock(7467398262)")
             .await?;
     }
+    Ok(())
+}
+
+async fn bootstrap(conn: &mut Conn) -> Result<(), StoreError> {
+    lock(conn).await?;
+    conn.batch(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (\
+           version BIGINT PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)",
+    )
+    .await
+}
+
+/// Applies one migration unless it is recorded; inside the caller's transaction, under
+/// the lock, so that two first runs do not both create the tables.
+async fn apply(conn: &mut Conn, migration: &Migration, now: &str) -> Result<bool, StoreError> {
+    lock(conn).await?;
     let done = conn
         .query_one(
             "SELECT version FROM schema_migrations WHERE version = ?",

@@ -29,13 +29,15 @@ pub struct PostgresUrl {
 }
 
 /// libpq's `sslmode`, as libpq means it: `prefer` (the default) and `require` encrypt
-/// without checking the server's certificate; `verify-ca` and `verify-full` check it
-/// (against `sslrootcert`, else the Mozilla roots built in).
+/// without checking the server's certificate; `verify-ca` checks that a trusted CA
+/// issued it, `verify-full` that too and that it names the host (against `sslrootcert`,
+/// else the Mozilla roots built in).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TlsMode {
     Disable,
     Prefer,
     Require,
+    VerifyCa,
     VerifyFull,
 }
 
@@ -134,7 +136,8 @@ fn postgres(text: &str) -> Result<PostgresUrl, StoreError> {
                     "disable" => TlsMode::Disable,
                     "allow" | "prefer" => TlsMode::Prefer,
                     "require" => TlsMode::Require,
-                    "verify-ca" | "verify-full" => TlsMode::VerifyFull,
+                    "verify-ca" => TlsMode::VerifyCa,
+                    "verify-full" => TlsMode::VerifyFull,
                     other => {
                         return Err(StoreError::Url(format!(
                             "{}: sslmode `{other}` is not one of disable, prefer, require, \
@@ -271,7 +274,8 @@ mod tests {
         for (mode, want) in [
             ("disable", TlsMode::Disable),
             ("prefer", TlsMode::Prefer),
-            ("verify-ca", TlsMode::VerifyFull),
+            ("require", TlsMode::Require),
+            ("verify-ca", TlsMode::VerifyCa),
             ("verify-full", TlsMode::VerifyFull),
         ] {
             let DatabaseUrl::Postgres(pg) = parse(&format!(

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
+use rustls::CertificateError;
 use tokio_postgres::types::{ToSql, Type};
 use tokio_postgres::{Client, Config, Statement};
 
@@ -53,7 +54,7 @@ impl Postgres {
                 let (client, connection) = config
                     .connect(connector)
                     .await
-                    .map_err(|e| fail(message(&e)))?;
+                    .map_err(|e| fail(tls_message(&e, url)))?;
                 tokio::spawn(connection);
                 client
             }
@@ -178,6 +179,57 @@ fn message(e: &tokio_postgres::Error) -> String {
         source = s.source();
     }
     text
+}
+
+/// A TLS connection's failure: a certificate `verify-ca`/`verify-full` did not accept is
+/// said in words first (rustls names the reason by a variant only: `UnknownIssuer`).
+fn tls_message(e: &tokio_postgres::Error, url: &PostgresUrl) -> String {
+    let text = message(e);
+    let Some(why) = certificate_error(e) else {
+        return text;
+    };
+    let trusted = match &url.root_cert {
+        Some(path) => format!("a CA in sslrootcert {}", path.display()),
+        None => "one of the Mozilla root CAs built into council (no sslrootcert was given)".into(),
+    };
+    let said = match why {
+        CertificateError::UnknownIssuer => format!(
+            "the server's certificate is not trusted: it was not issued by {trusted}; give the \
+             CA that issued it as sslrootcert=PATH"
+        ),
+        CertificateError::NotValidForName | CertificateError::NotValidForNameContext { .. } => {
+            "the server's certificate is not trusted for this host: it does not name the host \
+             the URL connects to (sslmode=verify-full checks the name)"
+                .to_string()
+        }
+        CertificateError::Expired | CertificateError::ExpiredContext { .. } => {
+            "the server's certificate is not trusted: it has expired".to_string()
+        }
+        CertificateError::NotValidYet | CertificateError::NotValidYetContext { .. } => {
+            "the server's certificate is not trusted: it is not valid yet (or this machine's \
+             clock is behind)"
+                .to_string()
+        }
+        _ => "the server's certificate is not trusted".to_string(),
+    };
+    format!("{said} ({text})")
+}
+
+/// The certificate rustls refused, from the error's causes (an `io::Error` around it).
+fn certificate_error(e: &tokio_postgres::Error) -> Option<&CertificateError> {
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        let inner = s
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref())
+            .map_or(s, |inner| inner as &(dyn std::error::Error + 'static));
+        if let Some(rustls::Error::InvalidCertificate(why)) = inner.downcast_ref::<rustls::Error>()
+        {
+            return Some(why);
+        }
+        source = s.source();
+    }
+    None
 }
 
 fn db(e: &tokio_postgres::Error) -> StoreError {
