@@ -367,6 +367,21 @@ pub struct StoreArgs {
     pub database_url: Option<String>,
 }
 
+/// `--database-url` of a stage run: where its Context Object also goes.
+#[derive(Debug, Clone, Default, Args)]
+pub struct RunStoreArgs {
+    /// Also write the Context Object to this audit store once the ledger comment holds it
+    /// (default: $COUNCIL_DATABASE_URL, else none)
+    #[arg(
+        long,
+        env = "INPUT_DATABASE-URL",
+        hide_env = true,
+        hide_env_values = true,
+        value_name = "URL"
+    )]
+    pub database_url: Option<String>,
+}
+
 /// `--repo`, `--since`: which pull requests a question looks at.
 #[derive(Debug, Clone, Default, Args)]
 pub struct AuditFilterArgs {
@@ -852,7 +867,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub apply: bool,
     #[command(flatten)]
-    pub store: StoreArgs,
+    pub store: RunStoreArgs,
     #[command(flatten)]
     pub json: JsonArgs,
 }
@@ -879,7 +894,7 @@ pub struct GuardArgs {
     #[command(flatten)]
     pub audit: AuditArgs,
     #[command(flatten)]
-    pub store: StoreArgs,
+    pub store: RunStoreArgs,
     #[command(flatten)]
     pub json: JsonArgs,
 }
@@ -914,7 +929,7 @@ pub struct ReleaseArgs {
     #[command(flatten)]
     pub audit: AuditArgs,
     #[command(flatten)]
-    pub store: StoreArgs,
+    pub store: RunStoreArgs,
     #[command(flatten)]
     pub json: JsonArgs,
 }
@@ -1326,6 +1341,12 @@ impl Fill for RunArgs {
 }
 
 impl Fill for StoreArgs {
+    fn fill(&self, i: &mut Inputs, _: &mut LocalFlags) {
+        i.database_url.clone_from(&self.database_url);
+    }
+}
+
+impl Fill for RunStoreArgs {
     fn fill(&self, i: &mut Inputs, _: &mut LocalFlags) {
         i.database_url.clone_from(&self.database_url);
     }

@@ -71,6 +71,8 @@ const RUNNER_VARS: &[&str] = &[
     "COUNCIL_RELEASE_TOKEN",
     "COUNCIL_HMAC_KEY",
     "COUNCIL_HMAC_KEY_FILE",
+    // The audit store's URL may hold a password: the environment, not an argument.
+    "COUNCIL_DATABASE_URL",
 ];
 
 impl RunnerEnv {

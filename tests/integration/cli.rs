@@ -101,6 +101,7 @@ fn a_subcommands_help_lists_only_its_flags() {
           --hmac-key-file <PATH>      File holding the HMAC key, not readable by other users (default: $COUNCIL_HMAC_KEY_FILE)
           --upload-artifact[=<BOOL>]  Upload the audit file as an artifact (inside GitHub Actions)
           --retention-days <DAYS>     Artifact retention in days
+          --database-url <URL>        Also write the Context Object to this audit store once the ledger comment holds it (default: $COUNCIL_DATABASE_URL, else none)
           --json                      Print the result as JSON (one object per line)
       -h, --help                      Print help
 

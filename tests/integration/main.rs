@@ -7,6 +7,7 @@ mod support;
 mod action_metadata;
 mod agent_state_corpus;
 mod artifact;
+mod audit;
 mod audit_file;
 mod cli;
 mod context;

@@ -2,20 +2,24 @@
 //! and the common questions over a known store.
 
 mod objects;
+mod support;
 
 use council_store::query::Filter;
-use council_store::{DatabaseUrl, Offer, Store, Verification};
+use council_store::{Offer, Store, Verification};
 use objects::{extend, guard, object, step, tail};
+use support::TestDb;
 
 const NOW: &str = "2026-03-20T12:00:00Z";
 const REPO: &str = "octo/app";
 
-/// A fresh store per engine (the directory lives as long as the store is used).
-async fn stores() -> Vec<(tempfile::TempDir, Store)> {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let url = DatabaseUrl::parse("sqlite://audit.db", dir.path()).expect("url");
-    let store = Store::open(&url, NOW).await.expect("open");
-    vec![(dir, store)]
+/// A fresh store on each engine (the database lives as long as its `TestDb`).
+async fn stores() -> Vec<(TestDb, Store)> {
+    let mut out = Vec::new();
+    for db in support::each_engine().await {
+        let store = db.open().await;
+        out.push((db, store));
+    }
+    out
 }
 
 fn offer<'a>(stored: &'a council_protocol::audit::stored::Stored, source: &'a str) -> Offer<'a> {
@@ -24,7 +28,7 @@ fn offer<'a>(stored: &'a council_protocol::audit::stored::Stored, source: &'a st
 
 #[tokio::test]
 async fn an_object_is_stored_once_and_a_longer_copy_adds_only_its_new_entries() {
-    for (_dir, mut store) in stores().await {
+    for (_db, mut store) in stores().await {
         let first = object(
             REPO,
             7,
@@ -59,7 +63,7 @@ async fn an_object_is_stored_once_and_a_longer_copy_adds_only_its_new_entries() 
 
 #[tokio::test]
 async fn a_tail_is_partial_until_the_file_with_the_older_entries_arrives() {
-    for (_dir, mut store) in stores().await {
+    for (_db, mut store) in stores().await {
         let mut steps = guard(1, "2026-03-02T10:00:00Z", false);
         steps.extend(guard(2, "2026-03-02T11:00:00Z", true));
         steps.extend(guard(3, "2026-03-02T12:00:00Z", true));
@@ -85,7 +89,7 @@ async fn a_tail_is_partial_until_the_file_with_the_older_entries_arrives() {
 
 #[tokio::test]
 async fn a_conflicting_object_is_recorded_as_a_failure_and_never_merged() {
-    for (_dir, mut store) in stores().await {
+    for (_db, mut store) in stores().await {
         let original = object(
             REPO,
             9,
@@ -138,7 +142,7 @@ async fn a_conflicting_object_is_recorded_as_a_failure_and_never_merged() {
 
 #[tokio::test]
 async fn an_object_that_does_not_verify_is_refused_with_its_evidence() {
-    for (_dir, mut store) in stores().await {
+    for (_db, mut store) in stores().await {
         let mut forged = object(
             REPO,
             10,
@@ -176,7 +180,7 @@ async fn an_object_that_does_not_verify_is_refused_with_its_evidence() {
 
 #[tokio::test]
 async fn an_object_naming_another_subject_is_refused() {
-    for (_dir, mut store) in stores().await {
+    for (_db, mut store) in stores().await {
         let mut odd = object(
             REPO,
             12,
@@ -289,7 +293,7 @@ async fn known_store(store: &mut Store) {
 
 #[tokio::test]
 async fn the_common_questions_over_a_known_store() {
-    for (_dir, mut store) in stores().await {
+    for (_db, mut store) in stores().await {
         known_store(&mut store).await;
         let f = Filter::default();
         let agents = store.agents(&f).await.unwrap();
@@ -395,7 +399,7 @@ async fn the_common_questions_over_a_known_store() {
 
 #[tokio::test]
 async fn the_derived_state_comes_from_the_stored_entries_not_the_object() {
-    for (_dir, mut store) in stores().await {
+    for (_db, mut store) in stores().await {
         let mut stored = object(
             REPO,
             20,

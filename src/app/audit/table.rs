@@ -36,8 +36,15 @@ impl Cell {
 
     fn shown(&self) -> String {
         match self {
-            // A terminal shows text as text: control and bidi characters visibly.
-            Cell::Text(t) => council_protocol::chars::show_hidden(t, 80),
+            // A terminal shows text as text: line breaks, control and bidi characters
+            // visibly, so that a cell cannot break its row.
+            Cell::Text(t) => council_protocol::chars::show_hidden(t, 80)
+                .chars()
+                .map(|c| match c.is_control() {
+                    true => format!("<U+{:04X}>", u32::from(c)),
+                    false => c.to_string(),
+                })
+                .collect(),
             Cell::Number(n) => n.clone(),
             Cell::Empty => "-".to_string(),
         }
@@ -168,10 +175,10 @@ mod tests {
     #[test]
     fn plain_tables_align_and_show_hidden_characters() {
         insta::assert_snapshot!(table().plain(), @r#"
-        agent             prs  rule
-        agent-1            12  check:branch-name
-        =HYPERLINK("x")     3  -
-        a,b<U+202E>       100  line<U+000A>break
+        agent            prs  rule
+        agent-1           12  check:branch-name
+        =HYPERLINK("x")    3  -
+        a,b<U+202E>      100  line<U+000A>break
         "#);
     }
 }
