@@ -14,6 +14,10 @@ use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
+mod objects;
+mod support;
+
+use council_store::query::Filter;
 use council_store::report::{
     AgentRow, Bucket, FailureRow, GateRow, PassRatePoint, PrRow, ReportData, RollbackRow,
     TimeToMerge, TimelineRow, Totals, render_html,
@@ -646,4 +650,92 @@ fn the_checks_see_a_broken_page() {
     let tags = tags(&dump.dom);
     let body = tags.iter().find(|t| t.name == "body").unwrap();
     assert_eq!(body.get("data-rendered"), None);
+}
+
+/// The whole way, on each engine: a store with known contents, its report's numbers
+/// computed by the store's queries, drawn by the page in the browser.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_known_store_is_drawn_with_its_numbers() {
+    let Some(browser) = chromium() else { return };
+    for db in support::each_engine().await {
+        let mut store = db.open().await;
+        objects::known_store(&mut store).await;
+        let data = store
+            .report_data(&Filter::default(), "2026-03-20T12:00:00Z")
+            .await
+            .expect(db.engine);
+        let page = render_html(&data);
+        let dump = tokio::task::spawn_blocking({
+            let browser = browser.clone();
+            move || open_in_chromium(&browser, &page)
+        })
+        .await
+        .unwrap();
+        assert_drawn_cleanly(&dump);
+        let tags = tags(&dump.dom);
+        for (name, value) in [
+            ("contexts", "3"),
+            ("entries", "16"),
+            ("verified", "3"),
+            ("failed", "0"),
+            ("merged", "2"),
+            ("rolled_back", "1"),
+        ] {
+            assert_eq!(
+                find(&tags, &[("data-total", name)]).get("data-value"),
+                Some(value),
+                "{}: {name}",
+                db.engine
+            );
+        }
+        for (stage, rule, failed, passed) in [
+            ("guard", "check:branch-name", "1", "4"),
+            ("guard", "check:target-branch", "2", "3"),
+            ("review", "check:secret-scan", "1", "0"),
+            ("release", "check:pipeline", "0", "1"),
+        ] {
+            let bar = find(&tags, &[("data-stage", stage), ("data-rule", rule)]);
+            assert_eq!(
+                (bar.get("data-failed"), bar.get("data-passed")),
+                (Some(failed), Some(passed)),
+                "{}: {rule}",
+                db.engine
+            );
+        }
+        for (agent, week, rate) in [
+            ("agent-1", "2026-03-02", "50.0"),
+            ("agent-1", "2026-03-09", "100.0"),
+            ("agent-2", "2026-03-09", "0.0"),
+        ] {
+            let point = find(&tags, &[("data-agent", agent), ("data-week", week)]);
+            assert_eq!(
+                point.get("data-rate"),
+                Some(rate),
+                "{}: {agent} {week}",
+                db.engine
+            );
+        }
+        for (label, count) in [
+            ("< 1 h", "1"),
+            ("1\u{2013}4 h", "1"),
+            ("4\u{2013}24 h", "0"),
+        ] {
+            assert_eq!(
+                find(&tags, &[("data-bucket", label)]).get("data-count"),
+                Some(count),
+                "{}: {label}",
+                db.engine
+            );
+        }
+        for pr in 1..=3 {
+            let key = format!("octo/app #{pr}");
+            let badge = tags
+                .iter()
+                .filter(|t| t.get("class").is_some_and(|c| c.starts_with("badge")))
+                .find(|t| t.get("data-pr") == Some(&key))
+                .unwrap_or_else(|| panic!("{}: no badge for {key}", db.engine));
+            assert_eq!(badge.get("data-verification"), Some("verified"));
+        }
+        find(&tags, &[("data-rollback", "octo/app #2")]);
+    }
 }

@@ -200,101 +200,10 @@ async fn an_object_naming_another_subject_is_refused() {
     }
 }
 
-/// Two agents, three pull requests, known numbers.
-async fn known_store(store: &mut Store) {
-    // agent-1: PR 1 fails the name once then passes, merged after 2 h; PR 2 passes, merged
-    // after 30 min, then rolled back.
-    let mut pr1 = guard(11, "2026-03-02T10:00:00Z", false);
-    pr1.extend(guard(12, "2026-03-02T10:30:00Z", true));
-    pr1.push(step(
-        "agent_review",
-        "check:secret-scan",
-        "FAIL",
-        12,
-        "2026-03-02T10:31:00Z",
-    ));
-    pr1.push(step(
-        "agent_review",
-        "check:doc-coverage",
-        "PASS",
-        12,
-        "2026-03-02T10:31:00Z",
-    ));
-    pr1.push(step(
-        "agent_release",
-        "check:pipeline",
-        "PASS",
-        13,
-        "2026-03-02T12:00:00Z",
-    ));
-    pr1.push(step(
-        "agent_release",
-        "action:merge",
-        "DONE",
-        13,
-        "2026-03-02T12:00:00Z",
-    ));
-    let mut pr2 = guard(21, "2026-03-09T09:00:00Z", true);
-    pr2.push(step(
-        "agent_release",
-        "action:merge",
-        "DONE",
-        22,
-        "2026-03-09T09:30:00Z",
-    ));
-    pr2.push(step(
-        "agent_release",
-        "action:revert",
-        "DONE",
-        23,
-        "2026-03-09T10:00:00Z",
-    ));
-    // agent-2: PR 3 fails the target twice.
-    let pr3 = vec![
-        step(
-            "agent_guard",
-            "check:branch-name",
-            "PASS",
-            31,
-            "2026-03-09T09:00:00Z",
-        ),
-        step(
-            "agent_guard",
-            "check:target-branch",
-            "FAIL",
-            31,
-            "2026-03-09T09:00:00Z",
-        ),
-        step(
-            "agent_guard",
-            "check:branch-name",
-            "PASS",
-            32,
-            "2026-03-10T09:00:00Z",
-        ),
-        step(
-            "agent_guard",
-            "check:target-branch",
-            "FAIL",
-            32,
-            "2026-03-10T09:00:00Z",
-        ),
-    ];
-    for (pr, author, steps) in [
-        (1, "agent-1", pr1),
-        (2, "agent-1", pr2),
-        (3, "agent-2", pr3),
-    ] {
-        let stored = object(REPO, pr, author, &steps, None);
-        let imported = store.import(&offer(&stored, "file")).await.expect("import");
-        assert_eq!(imported.verification, Verification::Verified);
-    }
-}
-
 #[tokio::test]
 async fn the_common_questions_over_a_known_store() {
     for (_db, mut store) in stores().await {
-        known_store(&mut store).await;
+        objects::known_store(&mut store).await;
         let f = Filter::default();
         let agents = store.agents(&f).await.unwrap();
         let one = agents.iter().find(|a| a.agent == "agent-1").unwrap();
