@@ -158,6 +158,11 @@ impl FakeGitHub {
             .insert(name.to_string(), operation);
     }
 
+    /// How many requests the world answered, in all and by route.
+    pub fn request_counts(&self) -> crate::log::RequestCounts {
+        lock(&self.world).counts.clone()
+    }
+
     /// Changes the world directly, for anything the builders do not say.
     pub fn edit<T>(&self, change: impl FnOnce(&mut World) -> T) -> T {
         change(&mut lock(&self.world))

@@ -57,7 +57,7 @@ async fn main() -> ExitCode {
     println!("export {}", exports.join(" "));
     eprintln!(
         "fake-github: {} from {} on {}: export the line above where you run council; \
-         Ctrl-C stops it",
+         Ctrl-C stops it; GET /_fake/requests counts the requests answered",
         environment.repo,
         args.world.display(),
         served.uri()

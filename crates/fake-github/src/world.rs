@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::faults::{Hook, QueuedFault};
 use crate::graphql::Operation;
-use crate::log::Call;
+use crate::log::{Call, RequestCounts};
 use crate::tokens::Token;
 
 /// The repository's default branch: the fixtures' `Codertocat/Hello-World` uses `master`.
@@ -54,6 +54,9 @@ pub struct World {
     pub(super) graphql: BTreeMap<String, Operation>,
     /// Every request the world answered, in order.
     pub log: Vec<Call>,
+    /// How many requests the world answered, in all and by route: kept whole when a
+    /// long-lived world trims its `log`.
+    pub counts: RequestCounts,
     /// How many writes of `log` a test has looked at (`FakeGitHub::take_writes`).
     pub(super) writes_seen: usize,
     pub(super) next_number_id: u64,

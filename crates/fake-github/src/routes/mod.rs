@@ -349,6 +349,9 @@ fn serve(world: &mut World, ctx: &Ctx) -> Answer {
         }
         answer.delay = fault.delay;
     }
+    world
+        .counts
+        .add(crate::log::route(&ctx.method, &ctx.segments, op));
     world.log.push(Call {
         method: ctx.method.clone(),
         path: ctx.path_query.clone(),
