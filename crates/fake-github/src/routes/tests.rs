@@ -438,3 +438,44 @@ fn comments_of_one_issue_are_read_through_the_index_even_after_changes() {
     let pr = get(&mut w, "/pulls/1");
     assert_eq!(pr.body_json().unwrap()["comments"], 2);
 }
+
+#[test]
+fn a_revert_pull_request_is_opened_now_on_the_clock() {
+    let mut w = world();
+    five(&mut w);
+    let mut merged = PullRequest::new(6, "o");
+    merged.merged = true;
+    merged.open = false;
+    merged.merge_commit_sha = Some("4444444444444444444444444444444444444444".to_string());
+    let id = merged.node_id();
+    w.pulls.insert(6, merged);
+    let body = json!({
+        "query": "mutation RevertPullRequest($input: RevertPullRequestInput!) { revertPullRequest(input: $input) { clientMutationId } }",
+        "variables": {"input": {"pullRequestId": id}},
+    })
+    .to_string()
+    .into_bytes();
+    let ctx = Ctx {
+        method: "POST".to_string(),
+        path_query: "/graphql".to_string(),
+        path: "/graphql".to_string(),
+        segments: vec!["graphql".to_string()],
+        query: Vec::new(),
+        token: Some(RELEASE_TOKEN.to_string()),
+        accept: String::new(),
+        body: &body,
+    };
+    let answer = serve(&mut w, &ctx);
+    let opened =
+        answer.body_json().unwrap()["data"]["revertPullRequest"]["revertPullRequest"]["number"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{:?}", answer.body_json()));
+    let revert = w.pr(opened).unwrap().clone();
+    assert_eq!(revert.created_at, revert.updated_at);
+    assert_eq!(
+        numbers(&get(&mut w, "/pulls?sort=updated&direction=desc"))[0],
+        opened,
+        "the newest update"
+    );
+    assert!(revert.created_at > updated_at(&w, 4));
+}
