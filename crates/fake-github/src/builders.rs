@@ -127,6 +127,44 @@ impl<'g> PrBuilder<'g> {
         self.edit(|pr| pr.open = false)
     }
 
+    /// When it was opened (ISO 8601 with a zone; kept as GitHub writes it, in UTC).
+    pub fn created_at(self, time: &str) -> Self {
+        let time = scene_time(time);
+        self.edit(|pr| pr.created_at = time)
+    }
+
+    /// When it was last updated. Later writes move it on from the world clock, which
+    /// never goes back before it.
+    pub fn updated_at(self, time: &str) -> Self {
+        let time = scene_time(time);
+        self.edit(|pr| pr.updated_at = time)
+    }
+
+    /// Closed at `time` (without a merge).
+    pub fn closed_at(self, time: &str) -> Self {
+        let time = scene_time(time);
+        self.edit(|pr| {
+            pr.open = false;
+            pr.closed_at = Some(time);
+        })
+    }
+
+    /// Merged (and so closed) at `time`, with a made-up merge commit unless it has one.
+    pub fn merged_at(self, time: &str) -> Self {
+        let time = scene_time(time);
+        self.edit(|pr| {
+            pr.open = false;
+            pr.merged = true;
+            pr.merged_at = Some(time.clone());
+            pr.closed_at = Some(time);
+            pr.mergeable = None;
+            pr.mergeable_state = "unknown".to_string();
+            if pr.merge_commit_sha.is_none() {
+                pr.merge_commit_sha = Some(fake_sha(&format!("merge of #{}", pr.number)));
+            }
+        })
+    }
+
     pub fn label(self, name: &str) -> Self {
         self.edit(|pr| pr.labels.push(name.to_string()))
     }
@@ -429,6 +467,13 @@ impl PrFile {
         self.patch = None;
         self
     }
+}
+
+/// A time a scene sets, as GitHub writes it; a test that writes no time is stopped.
+fn scene_time(time: &str) -> String {
+    crate::world::normalize_time(time).unwrap_or_else(|| {
+        panic!("{time:?} is not an ISO 8601 time with a zone, such as 2026-01-05T09:30:00Z")
+    })
 }
 
 /// The head of a base branch, made up (and remembered) on first mention.

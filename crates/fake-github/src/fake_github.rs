@@ -158,6 +158,20 @@ impl FakeGitHub {
             .insert(name.to_string(), operation);
     }
 
+    /// Adds generated pull requests (with their ledger comments) and a registry issue to
+    /// the world ([`crate::generate`]); returns what was made.
+    pub fn generate(
+        &self,
+        spec: &crate::generate::Generate,
+    ) -> Result<crate::generate::Generated, crate::generate::GenerateError> {
+        crate::generate::fill(&mut lock(&self.world), spec)
+    }
+
+    /// How many requests the world answered, in all and by route.
+    pub fn request_counts(&self) -> crate::log::RequestCounts {
+        lock(&self.world).counts.clone()
+    }
+
     /// Changes the world directly, for anything the builders do not say.
     pub fn edit<T>(&self, change: impl FnOnce(&mut World) -> T) -> T {
         change(&mut lock(&self.world))

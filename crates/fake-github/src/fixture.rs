@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::generate::{self, Generate, Generated};
 use crate::routes::comment;
 use crate::tokens::{Access, Scope, Token};
 use crate::world::{
@@ -41,6 +42,8 @@ impl std::error::Error for FixtureError {}
 pub struct Loaded {
     pub world: World,
     pub environment: Environment,
+    /// What the `generate:` section made, when there is one.
+    pub generated: Option<Generated>,
 }
 
 /// Who `council` is in a world: its repository and tokens.
@@ -138,6 +141,46 @@ struct WorldFile {
     issues: Vec<IssueSpec>,
     #[serde(default)]
     pulls: Vec<PullSpec>,
+    /// Many generated pull requests with their ledger comments (`generate.rs`).
+    #[serde(default)]
+    generate: Option<GenerateSpec>,
+}
+
+/// `generate:`, the fields of [`Generate`]; left out, its defaults.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GenerateSpec {
+    pulls: usize,
+    #[serde(default)]
+    agents: Option<usize>,
+    #[serde(default)]
+    seed: Option<u64>,
+    #[serde(default)]
+    entries_per_pull: Option<usize>,
+    #[serde(default)]
+    weeks: Option<u32>,
+    #[serde(default)]
+    until: Option<String>,
+    #[serde(default)]
+    registry_issue: Option<u64>,
+    #[serde(default)]
+    hmac_key: Option<String>,
+}
+
+impl GenerateSpec {
+    fn to_generate(&self) -> Generate {
+        let defaults = Generate::default();
+        Generate {
+            pulls: self.pulls,
+            agents: self.agents.unwrap_or(defaults.agents),
+            seed: self.seed.unwrap_or(defaults.seed),
+            entries_per_pull: self.entries_per_pull.unwrap_or(defaults.entries_per_pull),
+            weeks: self.weeks.unwrap_or(defaults.weeks),
+            until: self.until.clone().unwrap_or(defaults.until),
+            registry_issue: self.registry_issue,
+            hmac_key: self.hmac_key.clone(),
+        }
+    }
 }
 
 fn main_branch() -> String {
@@ -402,6 +445,14 @@ impl Builder<'_> {
             self.pull(&mut world, &field, pull)?;
             self.comments(&mut world, &field, pull.number, &pull.comments)?;
         }
+        // Last: generated pull requests take the numbers the sections above leave free.
+        let generated = match &spec.generate {
+            Some(g) => Some(
+                generate::fill(&mut world, &g.to_generate())
+                    .map_err(|e| self.error(format!("generate.{}", e.field), e.message))?,
+            ),
+            None => None,
+        };
         Ok(Loaded {
             environment: Environment {
                 repo: world.repo.clone(),
@@ -409,6 +460,7 @@ impl Builder<'_> {
                 release_token: tokens.release,
             },
             world,
+            generated,
         })
     }
 
@@ -826,6 +878,98 @@ mod tests {
         for (text, field) in cases {
             let e = parse_text(text).err().unwrap_or_else(|| panic!("{text}"));
             assert_eq!(e.field, field, "{e}");
+        }
+    }
+
+    #[test]
+    fn a_generate_section_fills_the_numbers_the_file_leaves_free() {
+        let text = format!(
+            "{MINIMAL}pulls: [{{number: 1, head: x}}]\ngenerate: {{pulls: 20, agents: 3, seed: 2, \
+             entries_per_pull: 9, weeks: 4, until: 2026-06-01T00:00:00Z, registry_issue: 5, \
+             hmac_key: k}}\n"
+        );
+        let loaded = parse_text(&text).unwrap_or_else(|e| panic!("{e}"));
+        let made = loaded.generated.unwrap_or_else(|| panic!("generated"));
+        let mut expected: Vec<u64> = (2..=21).filter(|n| *n != 5).collect();
+        expected.push(22);
+        assert_eq!(made.numbers, expected);
+        assert_eq!(made.reports, 4, "3 agents, the first twice");
+        let w = &loaded.world;
+        assert_eq!(w.pulls.len(), 21);
+        assert_eq!(
+            w.issues[&5].title.as_deref(),
+            Some("Agent context registry")
+        );
+        assert!(made.newest_update.as_str() < "2026-06-01T00:00:00Z");
+        let body = w
+            .comments
+            .on(2)
+            .next()
+            .unwrap_or_else(|| panic!("a ledger"))["body"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let stored =
+            council_protocol::audit::stored::parse(&body).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            stored.verify(Some(b"k")).is_ok(),
+            "signed with the file's key"
+        );
+        assert!(w.pr(2).is_some_and(|pr| pr.author.starts_with("agent-")
+            || pr.author == "alice"
+            || pr.author == "bob"));
+    }
+
+    #[test]
+    fn the_benchmark_world_loads_smaller() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/fake-world");
+        let text = std::fs::read_to_string(dir.join("bench.yml")).unwrap_or_default();
+        assert!(text.contains("pulls: 10000"), "10,000 pull requests");
+        // The same file with 60 pull requests: a debug build makes 10,000 in 15 s.
+        let small = text.replace("pulls: 10000", "pulls: 60");
+        let loaded = parse(&small, "bench.yml", &dir).unwrap_or_else(|e| panic!("{e}"));
+        let made = loaded.generated.unwrap_or_else(|| panic!("generated"));
+        assert_eq!(made.numbers.len(), 60);
+        assert_eq!(made.reports, 9);
+        assert!(loaded.world.issues.contains_key(&900));
+    }
+
+    #[test]
+    fn a_generate_section_is_read_strictly() {
+        let cases = [
+            (
+                "generate: {pulls: 3, pull_requests: 3}\n",
+                "generate.pull_requests",
+                "unknown field",
+            ),
+            (
+                "generate: {agents: 3}\n",
+                "generate",
+                "missing field `pulls`",
+            ),
+            ("generate: {pulls: many}\n", "generate.pulls", ""),
+            (
+                "generate: {pulls: 3, until: soon}\n",
+                "generate.until",
+                "ISO 8601",
+            ),
+            (
+                "generate: {pulls: 3, agents: 0}\n",
+                "generate.agents",
+                "1 to 1000",
+            ),
+            (
+                "issues: [{number: 7}]\ngenerate: {pulls: 3, registry_issue: 7}\n",
+                "generate.registry_issue",
+                "#7 is already",
+            ),
+        ];
+        for (section, field, message) in cases {
+            let e = parse_text(&format!("{MINIMAL}{section}"))
+                .err()
+                .unwrap_or_else(|| panic!("refused: {section}"));
+            assert_eq!(e.field, field, "{e}");
+            assert!(e.message.contains(message), "{e}");
         }
     }
 

@@ -14,6 +14,7 @@ pub mod builders;
 pub mod fake_github;
 pub mod faults;
 pub mod fixture;
+pub mod generate;
 pub mod graphql;
 pub mod log;
 pub mod routes;

@@ -37,3 +37,101 @@ impl std::fmt::Display for Call {
         Ok(())
     }
 }
+
+/// How many requests a world answered: in all, and by route (`GET
+/// /repos/{owner}/{repo}/issues/{n}/comments`, `POST /graphql (PullRequestRollup)`),
+/// so a benchmark can say "one list page per 100 pull requests plus one read per
+/// changed one". Faults and errors count too: each is a request `council` made.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RequestCounts {
+    pub total: u64,
+    pub by_route: std::collections::BTreeMap<String, u64>,
+}
+
+impl RequestCounts {
+    pub fn add(&mut self, route: String) {
+        self.total += 1;
+        *self.by_route.entry(route).or_default() += 1;
+    }
+}
+
+/// A request's route: its method and path with the repository, numbers, SHAs, refs,
+/// label names and file paths replaced by placeholders, the query left out; GraphQL
+/// requests name their operation.
+pub fn route(method: &str, segments: &[String], operation: Option<&str>) -> String {
+    let mut parts: Vec<&str> = Vec::with_capacity(segments.len());
+    let repos = segments.first().is_some_and(|s| s == "repos");
+    let mut previous = "";
+    for (i, segment) in segments.iter().enumerate() {
+        let shown = match (i, previous) {
+            (1, _) if repos => "{owner}",
+            (2, _) if repos => "{repo}",
+            (_, "contents") => {
+                parts.push("{path}");
+                break;
+            }
+            (_, "commits") => "{ref}",
+            (_, "labels") => "{name}",
+            (_, "comments" | "runs" | "artifacts" | "jobs")
+                if segment.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                "{id}"
+            }
+            _ if !segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit()) => "{n}",
+            _ => segment.as_str(),
+        };
+        parts.push(shown);
+        previous = segment.as_str();
+    }
+    let mut route = format!("{method} /{}", parts.join("/"));
+    if let Some(op) = operation {
+        route.push_str(&format!(" ({op})"));
+    }
+    route
+}
+
+#[cfg(test)]
+mod tests {
+    use super::route;
+
+    fn of(method: &str, path: &str, op: Option<&str>) -> String {
+        let segments: Vec<String> = path
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        route(method, &segments, op)
+    }
+
+    #[test]
+    fn routes_name_their_shape_not_their_values() {
+        assert_eq!(
+            of("GET", "/repos/o/r/issues/12/comments", None),
+            "GET /repos/{owner}/{repo}/issues/{n}/comments"
+        );
+        assert_eq!(
+            of("PATCH", "/repos/o/r/issues/comments/5001", None),
+            "PATCH /repos/{owner}/{repo}/issues/comments/{id}"
+        );
+        assert_eq!(
+            of("GET", "/repos/o/r/contents/.github/council.yml", None),
+            "GET /repos/{owner}/{repo}/contents/{path}"
+        );
+        assert_eq!(
+            of("GET", "/repos/o/r/commits/main/check-runs", None),
+            "GET /repos/{owner}/{repo}/commits/{ref}/check-runs"
+        );
+        assert_eq!(
+            of("DELETE", "/repos/o/r/issues/7/labels/bot-approved", None),
+            "DELETE /repos/{owner}/{repo}/issues/{n}/labels/{name}"
+        );
+        assert_eq!(
+            of("POST", "/graphql", Some("PullRequestRollup")),
+            "POST /graphql (PullRequestRollup)"
+        );
+        assert_eq!(
+            of("GET", "/repos/o/r/pulls", None),
+            "GET /repos/{owner}/{repo}/pulls"
+        );
+    }
+}

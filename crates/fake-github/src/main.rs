@@ -29,6 +29,7 @@ struct Args {
 #[tokio::main]
 async fn main() -> ExitCode {
     let args = Args::parse();
+    let started = std::time::Instant::now();
     let loaded = match fixture::load(&args.world) {
         Ok(loaded) => loaded,
         Err(e) => {
@@ -47,6 +48,20 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(made) = &loaded.generated {
+        eprintln!(
+            "fake-github: generated {} pull requests ({} open, {} merged, {} closed, {} \
+             reverted; {} timeline entries; {} context reports) in {:.1} s",
+            made.numbers.len(),
+            made.open,
+            made.merged,
+            made.closed,
+            made.reverted,
+            made.entries,
+            made.reports,
+            started.elapsed().as_secs_f64()
+        );
+    }
     let environment = loaded.environment;
     let served = standalone::serve(loaded.world, listener, args.log).await;
     let exports: Vec<String> = environment
@@ -57,7 +72,7 @@ async fn main() -> ExitCode {
     println!("export {}", exports.join(" "));
     eprintln!(
         "fake-github: {} from {} on {}: export the line above where you run council; \
-         Ctrl-C stops it",
+         Ctrl-C stops it; GET /_fake/requests counts the requests answered",
         environment.repo,
         args.world.display(),
         served.uri()

@@ -1,7 +1,9 @@
 //! A world served on its own, with no test around it to check its writes: what
 //! `fake-github` runs, and what a test running a script against a world file starts.
 //! Every request goes to the world (there are no per-test mocks), writes change it for
-//! every later request, and nothing is recorded beyond the last [`KEPT_CALLS`] requests.
+//! every later request, and nothing is recorded beyond the last [`KEPT_CALLS`] requests,
+//! but every request is counted: `GET /_fake/requests` answers the counts
+//! ([`REQUESTS_PATH`]).
 
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
@@ -14,6 +16,12 @@ use crate::world::World;
 
 /// The request log of a long-lived world keeps this many of the latest requests.
 pub const KEPT_CALLS: usize = 1_000;
+
+/// The fake's own endpoint, not GitHub's: `GET` answers how many requests the world
+/// answered, `{"total": N, "by_route": {"GET /repos/{owner}/{repo}/pulls": n, …}}`;
+/// `DELETE` answers the same and starts the counts again from zero (between two runs
+/// of a benchmark). Requests to it are not counted, logged or checked for a token.
+pub const REQUESTS_PATH: &str = "/_fake/requests";
 
 pub struct Served {
     pub server: MockServer,
@@ -56,6 +64,9 @@ struct Standalone {
 
 impl Respond for Standalone {
     fn respond(&self, request: &Request) -> ResponseTemplate {
+        if request.url.path() == REQUESTS_PATH {
+            return counts(&self.inner.world, request.method.as_str());
+        }
         let answer = self.inner.respond(request);
         let mut world = lock(&self.inner.world);
         if self.echo
@@ -74,4 +85,19 @@ impl Respond for Standalone {
         }
         answer
     }
+}
+
+/// `GET` or `DELETE /_fake/requests`.
+fn counts(world: &Mutex<World>, method: &str) -> ResponseTemplate {
+    let mut world = lock(world);
+    let counts = match method {
+        "GET" => world.counts.clone(),
+        "DELETE" => std::mem::take(&mut world.counts),
+        _ => {
+            return ResponseTemplate::new(405).set_body_json(serde_json::json!({
+                "message": format!("{REQUESTS_PATH} answers GET (the counts) and DELETE (the counts, then zero)"),
+            }));
+        }
+    };
+    ResponseTemplate::new(200).set_body_json(counts)
 }

@@ -5,12 +5,14 @@
 //! same facts and a merge is seen by every later request.
 
 use std::collections::BTreeMap;
+use std::ops::{Deref, DerefMut};
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
 use crate::faults::{Hook, QueuedFault};
 use crate::graphql::Operation;
-use crate::log::Call;
+use crate::log::{Call, RequestCounts};
 use crate::tokens::Token;
 
 /// The repository's default branch: the fixtures' `Codertocat/Hello-World` uses `master`.
@@ -22,7 +24,7 @@ pub const MAX_LISTED_FILES: usize = 3_000;
 #[derive(Default)]
 pub struct World {
     /// REST issue comments as GitHub returns them, plus an `issue` key to filter on.
-    pub comments: Vec<Value>,
+    pub comments: Comments,
     pub(super) next_id: u64,
     /// Status for comment writes (403 = a read-only token), kept for older tests; new
     /// tests give the token fewer permissions instead.
@@ -54,6 +56,12 @@ pub struct World {
     pub(super) graphql: BTreeMap<String, Operation>,
     /// Every request the world answered, in order.
     pub log: Vec<Call>,
+    /// How many requests the world answered, in all and by route: kept whole when a
+    /// long-lived world trims its `log`.
+    pub counts: RequestCounts,
+    /// The world clock, in seconds since 1970: the last instant a write that updates a
+    /// pull request was stamped with ([`World::tick`]). It only moves forward.
+    pub clock: i64,
     /// How many writes of `log` a test has looked at (`FakeGitHub::take_writes`).
     pub(super) writes_seen: usize,
     pub(super) next_number_id: u64,
@@ -143,16 +151,148 @@ impl World {
     }
 
     /// Moves a pull request's head (a push to its branch), as a hook or a builder does:
-    /// its same-repository branch follows; checks stay on the commit they ran on.
+    /// its same-repository branch follows; checks stay on the commit they ran on. A new
+    /// head is an update of the pull request (`updated_at` moves).
     pub fn push_head(&mut self, number: u64, sha: &str) {
         let Some(pr) = self.pulls.get_mut(&number) else {
             return;
         };
+        let moved = pr.head_sha != sha;
         pr.head_sha = sha.to_string();
         if !pr.fork {
             let head = pr.head_ref.clone();
             self.branches.insert(head, sha.to_string());
         }
+        if moved {
+            self.touch(number);
+        }
+    }
+
+    /// The next instant of the world clock: a second after the last one it gave, and
+    /// after every pull request's `updated_at` (a scene may have set one ahead), so a
+    /// pull request stamped with it is the most recently updated one.
+    pub fn tick(&mut self) -> String {
+        self.tick_after(i64::MIN)
+    }
+
+    /// [`World::tick`], and after `floor` (seconds since 1970) too: a write stamped with
+    /// a time of its own (a comment's `created_at`) never goes back before it.
+    pub fn tick_after(&mut self, floor: i64) -> String {
+        let newest = self
+            .pulls
+            .values()
+            .map(|pr| pr.updated_at.as_str())
+            .max()
+            .and_then(parse_time)
+            .unwrap_or(i64::MIN);
+        self.clock = self
+            .clock
+            .saturating_add(1)
+            .max(newest.saturating_add(1))
+            .max(floor.saturating_add(1));
+        format_time(self.clock)
+    }
+
+    /// Pull request `number` was updated now, as GitHub counts updates (a comment on it,
+    /// labels added or removed, a push, a merge, a close or reopen, an edit of its title
+    /// or body; not an edit of an existing comment): its `updated_at` becomes the next
+    /// instant of the clock, which is returned. `None` for a plain issue or no such
+    /// number (issues hold no times).
+    pub fn touch(&mut self, number: u64) -> Option<String> {
+        self.touch_after(number, i64::MIN)
+    }
+
+    /// [`World::touch`] at an instant after `floor` (seconds since 1970).
+    pub fn touch_after(&mut self, number: u64, floor: i64) -> Option<String> {
+        if !self.pulls.contains_key(&number) {
+            return None;
+        }
+        let now = self.tick_after(floor);
+        let pr = self.pulls.get_mut(&number)?;
+        pr.updated_at = now.clone();
+        Some(now)
+    }
+}
+
+/// The world's comments in the order they were made, each as REST returns it plus the
+/// `issue` it is on: a `Vec<Value>` to read and change (tests edit bodies in place), with
+/// an index by issue built on the first read after a change, so that reading one pull
+/// request's comments in a world of 10,000 costs its own comments, not everyone's.
+#[derive(Debug, Clone, Default)]
+pub struct Comments {
+    list: Vec<Value>,
+    /// Issue number → positions in `list`; dropped by any change through `DerefMut`.
+    by_issue: OnceLock<BTreeMap<u64, Vec<usize>>>,
+}
+
+impl Comments {
+    /// Appends a comment, keeping the index.
+    pub fn push(&mut self, comment: Value) {
+        let at = self.list.len();
+        if let (Some(index), Some(issue)) = (self.by_issue.get_mut(), comment["issue"].as_u64()) {
+            index.entry(issue).or_default().push(at);
+        }
+        self.list.push(comment);
+    }
+
+    /// The comments on issue (or pull request) `issue`, oldest first.
+    pub fn on(&self, issue: u64) -> impl Iterator<Item = &Value> {
+        self.index()
+            .get(&issue)
+            .into_iter()
+            .flatten()
+            .filter_map(|&at| self.list.get(at))
+    }
+
+    /// How many comments issue `issue` has.
+    pub fn count_on(&self, issue: u64) -> usize {
+        self.index().get(&issue).map_or(0, Vec::len)
+    }
+
+    fn index(&self) -> &BTreeMap<u64, Vec<usize>> {
+        self.by_issue.get_or_init(|| {
+            let mut index: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+            for (at, comment) in self.list.iter().enumerate() {
+                if let Some(issue) = comment["issue"].as_u64() {
+                    index.entry(issue).or_default().push(at);
+                }
+            }
+            index
+        })
+    }
+}
+
+impl Deref for Comments {
+    type Target = Vec<Value>;
+
+    fn deref(&self) -> &Vec<Value> {
+        &self.list
+    }
+}
+
+impl DerefMut for Comments {
+    /// Any change may move a comment or its `issue`: the index is rebuilt on next read.
+    fn deref_mut(&mut self) -> &mut Vec<Value> {
+        self.by_issue.take();
+        &mut self.list
+    }
+}
+
+impl From<Vec<Value>> for Comments {
+    fn from(list: Vec<Value>) -> Comments {
+        Comments {
+            list,
+            by_issue: OnceLock::new(),
+        }
+    }
+}
+
+impl<'a> IntoIterator for &'a Comments {
+    type Item = &'a Value;
+    type IntoIter = std::slice::Iter<'a, Value>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.list.iter()
     }
 }
 
@@ -194,6 +334,16 @@ pub struct PullRequest {
     pub merge_commit_sha: Option<String>,
     pub files: Vec<PrFile>,
     pub reviews: Vec<Review>,
+    /// ISO 8601 in UTC, as GitHub writes them (`2026-11-18T11:06:40Z`): made up from the
+    /// number by default (`created_at` [`timestamp`]`(n * 1000)`, `updated_at` a second
+    /// later); writes that update the pull request move `updated_at` ([`World::touch`]).
+    pub created_at: String,
+    pub updated_at: String,
+    /// Set when it is closed (merged ones too); a pull request closed without one shows
+    /// [`timestamp`]`(n * 1000 + 2)`.
+    pub closed_at: Option<String>,
+    /// Set when it is merged; likewise made up when merged without one.
+    pub merged_at: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -227,7 +377,30 @@ impl PullRequest {
             merge_commit_sha: None,
             files: Vec::new(),
             reviews: Vec::new(),
+            created_at: timestamp(number * 1000),
+            updated_at: timestamp(number * 1000 + 1),
+            closed_at: None,
+            merged_at: None,
         }
+    }
+
+    /// `closed_at` as GitHub shows it: `None` while open.
+    pub fn closed_at_shown(&self) -> Option<String> {
+        (!self.open).then(|| {
+            self.closed_at
+                .clone()
+                .unwrap_or_else(|| timestamp(self.number * 1000 + 2))
+        })
+    }
+
+    /// `merged_at` as GitHub shows it: `None` unless merged.
+    pub fn merged_at_shown(&self) -> Option<String> {
+        self.merged.then(|| {
+            self.merged_at
+                .clone()
+                .or_else(|| self.closed_at.clone())
+                .unwrap_or_else(|| timestamp(self.number * 1000 + 2))
+        })
     }
 
     /// `open`, `closed` (merged pull requests are closed too, as on GitHub).
@@ -320,10 +493,32 @@ pub fn fake_sha(seed: &str) -> String {
     hex::encode(sha2::Sha256::digest(seed.as_bytes()))[..40].to_string()
 }
 
+/// The fake's epoch, `timestamp(0)`: 2026-11-18T11:06:40Z.
+pub const EPOCH: i64 = 1_795_000_000;
+
 /// Timestamps advance one second per id, so order by time is order by id.
 pub fn timestamp(id: u64) -> String {
-    chrono::DateTime::from_timestamp(1_795_000_000 + id as i64, 0)
+    format_time(EPOCH.saturating_add(i64::try_from(id).unwrap_or(i64::MAX)))
+}
+
+/// Seconds since 1970 as GitHub writes a time: `YYYY-MM-DDTHH:MM:SSZ`.
+pub fn format_time(seconds: i64) -> String {
+    chrono::DateTime::from_timestamp(seconds, 0)
         .unwrap_or_default()
         .format("%Y-%m-%dT%H:%M:%SZ")
         .to_string()
+}
+
+/// A time in ISO 8601 with a zone (`2026-01-05T09:30:00Z`, `…+01:00`) as seconds
+/// since 1970; `None` for anything else.
+pub fn parse_time(text: &str) -> Option<i64> {
+    chrono::DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|t| t.timestamp())
+}
+
+/// A time as GitHub writes it, from any ISO 8601 time with a zone; `None` when `text`
+/// is not one.
+pub fn normalize_time(text: &str) -> Option<String> {
+    parse_time(text).map(format_time)
 }

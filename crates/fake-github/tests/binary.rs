@@ -189,3 +189,52 @@ fn a_busy_port_says_so() {
         "{stderr}"
     );
 }
+
+#[test]
+fn a_generated_world_is_served_by_update_and_its_requests_are_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("world.yml");
+    std::fs::write(
+        &file,
+        "repository: o/r\ntokens:\n  - {token: t, login: \"github-actions[bot]\", role: workflow}\n\
+         generate: {pulls: 250, registry_issue: 3}\n",
+    )
+    .unwrap();
+    let fake = Fake::start(&["--world", file.to_str().unwrap()]);
+    let list = "/repos/o/r/pulls?state=all&sort=updated&direction=desc&per_page=100";
+    let mut seen = Vec::new();
+    for page in 1..=3 {
+        let (status, pulls) = fake.request("GET", &format!("{list}&page={page}"), "");
+        assert_eq!(status, 200);
+        seen.extend(pulls.as_array().unwrap().iter().map(|p| {
+            (
+                p["updated_at"].as_str().unwrap().to_string(),
+                p["number"].as_u64().unwrap(),
+            )
+        }));
+    }
+    assert_eq!(seen.len(), 250);
+    assert!(seen.windows(2).all(|w| w[0] >= w[1]), "newest update first");
+    let newest = seen[0].1;
+    let (_, comments) = fake.request("GET", &format!("/repos/o/r/issues/{newest}/comments"), "");
+    assert_eq!(comments[0]["user"]["login"], "github-actions[bot]");
+    assert!(
+        comments[0]["body"]
+            .as_str()
+            .unwrap()
+            .starts_with("<!-- agent-council:ledger:v1 -->")
+    );
+
+    let (status, counts) = fake.request("GET", "/_fake/requests", "");
+    assert_eq!(status, 200);
+    assert_eq!(counts["total"], 4);
+    assert_eq!(counts["by_route"]["GET /repos/{owner}/{repo}/pulls"], 3);
+    assert_eq!(
+        counts["by_route"]["GET /repos/{owner}/{repo}/issues/{n}/comments"],
+        1
+    );
+    let (_, cleared) = fake.request("DELETE", "/_fake/requests", "");
+    assert_eq!(cleared, counts, "DELETE answers the counts it clears");
+    let (_, counts) = fake.request("GET", "/_fake/requests", "");
+    assert_eq!(counts["total"], 0, "counting starts again");
+}

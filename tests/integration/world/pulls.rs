@@ -1,4 +1,5 @@
-//! Pull requests: one, the open ones by head label, those of a commit.
+//! Pull requests: one, the open ones by head label, those of a commit, all of them by
+//! update (what `council audit sync` reads), and the updates GitHub counts.
 
 use council_github::ApiError;
 use serde_json::Value;
@@ -80,4 +81,49 @@ async fn open_pulls_are_found_by_head_label_and_by_commit() {
         numbers(&get_json(&api, &format!("/commits/{SHA}/pulls")).await),
         [7]
     );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn pulls_list_by_update_as_github_documents_and_writes_move_updated_at() {
+    let gh = FakeGitHub::start().await;
+    gh.pr(7).updated_at("2026-01-03T00:00:00Z");
+    gh.pr(8)
+        .updated_at("2026-01-01T00:00:00Z")
+        .closed_at("2026-01-01T00:00:00Z");
+    gh.pr(9).updated_at("2026-01-02T00:00:00+01:00");
+    let api = client(&gh, WORKFLOW_TOKEN);
+
+    // "Default: desc when sort is created or sort is not specified, otherwise asc."
+    let by_update = "/pulls?state=all&sort=updated";
+    assert_eq!(numbers(&get_json(&api, by_update).await), [8, 9, 7]);
+    let newest_first = format!("{by_update}&direction=desc");
+    assert_eq!(numbers(&get_json(&api, &newest_first).await), [7, 9, 8]);
+    let nine = get_json(&api, "/pulls/9").await;
+    assert_eq!(
+        nine["updated_at"], "2026-01-01T23:00:00Z",
+        "in UTC, as GitHub writes it"
+    );
+    let eight = get_json(&api, "/pulls/8").await;
+    assert_eq!(eight["state"], "closed");
+    assert_eq!(eight["closed_at"], "2026-01-01T00:00:00Z");
+
+    // A comment updates #8; editing it afterwards does not.
+    let posted = api
+        .create_comment(8, "a comment")
+        .await
+        .unwrap_or_else(|e| panic!("comment: {e}"));
+    assert_eq!(numbers(&get_json(&api, &newest_first).await), [8, 7, 9]);
+    let updated = gh.pr_state(8).updated_at;
+    api.update_comment(posted.id, "edited")
+        .await
+        .unwrap_or_else(|e| panic!("edit: {e}"));
+    assert_eq!(
+        gh.pr_state(8).updated_at,
+        updated,
+        "an edit is no update of the PR"
+    );
+    gh.expect_writes(&[
+        "POST /issues/8/comments",
+        &format!("PATCH /issues/comments/{}", posted.id),
+    ]);
 }

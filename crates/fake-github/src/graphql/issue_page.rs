@@ -35,11 +35,7 @@ pub fn issue_page(world: &mut World, call: &Call) -> Answer {
             "errors": [{"type": "NOT_FOUND", "message": format!("Could not resolve to an issue or pull request with the number of {number}.")}],
         }));
     };
-    let all: Vec<&Value> = world
-        .comments
-        .iter()
-        .filter(|c| c["issue"] == number)
-        .collect();
+    let all: Vec<&Value> = world.comments.on(number).collect();
     let last = variables["last"].as_u64().unwrap_or(0).min(100) as usize;
     let end = match variables["before"].as_str() {
         Some(cursor) => cursor

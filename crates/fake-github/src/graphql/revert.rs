@@ -83,6 +83,11 @@ pub fn revert(world: &mut World, call: &Call) -> Answer {
         "headRefName": pr.head_ref,
         "baseRefName": pr.base_ref,
     });
+    // Opened now, on the world clock (not at a time made up from its number, which for a
+    // world of 10,000 lies months ahead of every other update).
+    let now = world.tick();
+    pr.created_at = now.clone();
+    pr.updated_at = now;
     world.pulls.insert(number, pr);
     Answer::ok(json!({"data": {"revertPullRequest": {
         "clientMutationId": input["clientMutationId"],

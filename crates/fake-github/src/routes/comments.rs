@@ -3,25 +3,22 @@
 
 use serde_json::{Value, json};
 
-use super::{Answer, Ctx, Reply, paginate};
+use super::{Answer, Ctx, Reply, paginate_with};
 use crate::tokens::{Access, Scope};
-use crate::world::{World, timestamp};
+use crate::world::{World, parse_time, timestamp};
 
 const READ: &[Scope] = &[Scope::Issues, Scope::PullRequests];
 
 pub fn list(world: &mut World, ctx: &Ctx, issue: u64) -> Reply {
     ctx.need(world, Access::Read, READ)?;
-    let all: Vec<Value> = world
-        .comments
-        .iter()
-        .filter(|c| c["issue"] == issue)
-        .cloned()
-        .collect();
-    Ok(paginate(world, ctx, &all))
+    let world: &World = world;
+    let all: Vec<&Value> = world.comments.on(issue).collect();
+    Ok(paginate_with(world, ctx, &all, |c| (*c).clone()))
 }
 
 /// Any issue number is accepted (older tests post on the fixture's PR without
-/// declaring it).
+/// declaring it). A comment on a pull request updates it (`updated_at`, not before the
+/// comment's `created_at`).
 pub fn create(world: &mut World, ctx: &Ctx, issue: u64) -> Reply {
     refused_write(world, ctx)?;
     let body = ctx.json()?;
@@ -32,11 +29,16 @@ pub fn create(world: &mut World, ctx: &Ctx, issue: u64) -> Reply {
     let id = world.next_id;
     let login = ctx.login(world);
     let c = comment(&world.repo, id, issue, &login, text);
+    let created = c["created_at"].as_str().and_then(parse_time);
     world.comments.push(c.clone());
+    world.touch_after(issue, created.unwrap_or(i64::MIN));
     Ok(Answer::json(201, c))
 }
 
-/// `GET`, `PATCH` (`{"body": …}`) or `DELETE /issues/comments/{id}`.
+/// `GET`, `PATCH` (`{"body": …}`) or `DELETE /issues/comments/{id}`. An edit moves the
+/// comment's `updated_at` (on the world clock), not its pull request's: GitHub does not
+/// count it as an update of the pull request, so a reader that syncs by `updated_at`
+/// must cope with a ledger comment edited after it.
 pub fn one(world: &mut World, ctx: &Ctx, id: u64) -> Reply {
     let index = world.comments.iter().position(|c| c["id"] == id);
     match ctx.method.as_str() {
@@ -52,8 +54,13 @@ pub fn one(world: &mut World, ctx: &Ctx, id: u64) -> Reply {
                 .as_str()
                 .ok_or_else(|| Answer::invalid("IssueComment", "body", "missing_field"))?;
             let index = index.ok_or_else(Answer::not_found)?;
+            let created = world.comments[index]["created_at"]
+                .as_str()
+                .and_then(parse_time);
+            let now = world.tick_after(created.unwrap_or(i64::MIN));
             let c = &mut world.comments[index];
             c["body"] = text.into();
+            c["updated_at"] = now.into();
             Ok(Answer::ok(c.clone()))
         }
         "DELETE" => {

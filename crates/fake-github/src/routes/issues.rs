@@ -23,7 +23,15 @@ pub fn get(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
             .unwrap_or_default(),
     };
     let open = pr.is_none_or(|p| p.open);
-    let closed_at = (!open).then(|| timestamp(number * 1000 + 2));
+    // A pull request's own times; a plain issue's are made up from its number.
+    let (created_at, updated_at, closed_at) = match pr {
+        Some(p) => (
+            p.created_at.clone(),
+            p.updated_at.clone(),
+            p.closed_at_shown(),
+        ),
+        None => (timestamp(number * 1000), timestamp(number * 1000 + 1), None),
+    };
     let mut issue = json!({
         "id": 2_000_000 + number,
         "node_id": format!("I_kwDOfake{number:06}"),
@@ -54,9 +62,9 @@ pub fn get(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
         "locked": false,
         "active_lock_reason": null,
         "pinned_comment": null,
-        "comments": world.comments.iter().filter(|c| c["issue"] == number).count(),
-        "created_at": timestamp(number * 1000),
-        "updated_at": timestamp(number * 1000 + 1),
+        "comments": world.comments.count_on(number),
+        "created_at": created_at,
+        "updated_at": updated_at,
         "closed_at": closed_at,
         "closed_by": null,
         "author_association": "MEMBER",

@@ -1,5 +1,6 @@
 //! Labels of an issue or pull request: add (returns the whole list), remove one (404
-//! "Label does not exist" when it is not there, as GitHub answers).
+//! "Label does not exist" when it is not there, as GitHub answers). A change of a pull
+//! request's labels updates it (`updated_at`).
 
 use serde_json::{Value, json};
 
@@ -28,13 +29,18 @@ pub fn add(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
         }
     }
     let labels = world.labels_mut(number).ok_or_else(Answer::not_found)?;
+    let before = labels.len();
     for name in names {
         // Names compare without case on GitHub: adding `Bug` to `bug` changes nothing.
         if !labels.iter().any(|l| l.eq_ignore_ascii_case(&name)) {
             labels.push(name);
         }
     }
+    let changed = labels.len() != before;
     let labels = labels.clone();
+    if changed {
+        world.touch(number);
+    }
     Ok(Answer::ok(list_json(world, &labels)))
 }
 
@@ -55,6 +61,7 @@ pub fn remove(world: &mut World, ctx: &Ctx, number: u64, name: &str) -> Reply {
         ));
     }
     let labels = labels.clone();
+    world.touch(number);
     Ok(Answer::ok(list_json(world, &labels)))
 }
 

@@ -1,7 +1,8 @@
 //! `PUT /pulls/{n}/merge {sha, merge_method}`: GitHub's answers in GitHub's order (405
 //! when the method is not allowed or the PR cannot merge, 409 when `sha` is not the head,
-//! 422 for a bad body), and on success the world moves: the PR is merged and closed, and
-//! its base branch points at the new merge commit.
+//! 422 for a bad body), and on success the world moves: the PR is merged and closed (its
+//! `merged_at`, `closed_at` and `updated_at` the world clock's now), and its base branch
+//! points at the new merge commit.
 
 use serde_json::{Value, json};
 
@@ -68,6 +69,11 @@ pub fn merge(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
     pr.in_merge_queue = false;
     let base = pr.base_ref.clone();
     world.branches.insert(base, sha.clone());
+    let now = world.touch(number);
+    if let Some(pr) = world.pr_mut(number) {
+        pr.merged_at.clone_from(&now);
+        pr.closed_at = now;
+    }
     Ok(Answer::ok(json!({
         "sha": sha,
         "merged": true,
