@@ -9,6 +9,7 @@ mod agent_state_corpus;
 mod artifact;
 mod audit;
 mod audit_file;
+mod audit_sync;
 mod cli;
 mod context;
 mod context_worst;

@@ -1,0 +1,331 @@
+//! `council audit sync`: a generated world of pull requests with real ledger comments,
+//! into a store, counting the requests; what changed only, resuming, refusing.
+
+use council_fake_github::generate::Generate;
+use serde_json::Value;
+
+use crate::support::artifacts::{self, Artifact};
+use crate::support::fake_github::FakeGitHub;
+use crate::support::faults::Fault;
+use crate::support::ledgers::{audit_file, comment, ledger};
+use crate::support::{Council, REPO, Run};
+
+const TOKEN: &str = "ghs_test_token_value";
+
+struct World {
+    gh: FakeGitHub,
+    store: tempfile::TempDir,
+}
+
+impl World {
+    async fn generated(pulls: usize, registry: Option<u64>) -> World {
+        let gh = FakeGitHub::start().await;
+        gh.generate(&Generate {
+            pulls,
+            agents: 3,
+            seed: 5,
+            entries_per_pull: 8,
+            registry_issue: registry,
+            ..Generate::default()
+        })
+        .expect("a world");
+        World {
+            gh,
+            store: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    async fn empty() -> World {
+        World {
+            gh: FakeGitHub::start().await,
+            store: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("sqlite://{}", self.store.path().join("audit.db").display())
+    }
+
+    async fn council(&self, args: &[&str]) -> Run {
+        let mut all = vec!["audit"];
+        all.extend(args);
+        Council::cli()
+            .api(&self.gh.uri())
+            .env("GH_TOKEN", TOKEN)
+            .env("COUNCIL_DATABASE_URL", &self.url())
+            .args(&all)
+            .run()
+            .await
+    }
+
+    async fn sync(&self, extra: &[&str]) -> (Run, Value) {
+        let mut args = vec!["sync", "--repo", REPO, "--json"];
+        args.extend(extra);
+        let run = self.council(&args).await;
+        let report =
+            serde_json::from_str(run.stdout.lines().last().unwrap_or("{}")).unwrap_or(Value::Null);
+        (run, report)
+    }
+
+    async fn query(&self, question: &str) -> Value {
+        let run = self.council(&["query", question, "--json"]).await;
+        run.assert_code(0);
+        let all: Value = serde_json::from_str(&run.stdout).unwrap();
+        all[question.replace('-', "_")].clone()
+    }
+
+    async fn requests(&self) -> Vec<String> {
+        self.gh.requests().await
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_first_sync_reads_each_pull_request_once_and_a_second_reads_nothing() {
+    let world = World::generated(150, None).await;
+    let (run, report) = world.sync(&[]).await;
+    run.assert_code(0);
+    let tally = &report["tally"];
+    assert_eq!(tally["listed"], 150, "{report}");
+    assert_eq!(tally["list_pages"], 2);
+    assert_eq!(tally["read"], 150);
+    assert_eq!(tally["refused"], 0);
+    // One list page per 100 pull requests, one read per pull request: nothing else.
+    let requests = world.requests().await;
+    assert_eq!(requests.len(), 152, "{requests:#?}");
+    assert_eq!(report["requests"], 152);
+    assert_eq!(
+        requests.iter().filter(|r| r.ends_with("/comments")).count(),
+        150
+    );
+    let verify = world.council(&["verify", "--json"]).await;
+    verify.assert_code(0);
+    let verified: Value = serde_json::from_str(&verify.stdout).unwrap();
+    assert_eq!(verified["contexts"], 150);
+    assert_eq!(
+        verified["entries"].as_u64(),
+        tally["entries_added"].as_u64()
+    );
+    // Merged pull requests have GitHub's open and merge times.
+    let (summary, prs) = {
+        let merge = world.query("merge-time").await;
+        (merge["summary"].clone(), merge["prs"].clone())
+    };
+    assert!(summary["count"].as_u64().unwrap() > 0, "{summary}");
+    assert!(prs[0]["opened_at"].as_str().unwrap().ends_with('Z'));
+    let agents = world.query("agents").await;
+    let runs: u64 = agents
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["guard_runs"].as_u64().unwrap())
+        .sum();
+    assert!(runs >= 150, "every pull request had a guard run: {agents}");
+
+    // Nothing changed: one list page, no read.
+    let (run, report) = world.sync(&[]).await;
+    run.assert_code(0);
+    assert_eq!(report["tally"]["read"], 0, "{report}");
+    assert_eq!(report["requests"], 1, "{report}");
+
+    // A comment on one pull request: only that one is read again.
+    world.gh.edit(|w| w.touch(42));
+    let (run, report) = world.sync(&[]).await;
+    run.assert_code(0);
+    assert_eq!(report["tally"]["read"], 1, "{report}");
+    assert_eq!(
+        report["tally"]["entries_added"], 0,
+        "nothing new in its ledger"
+    );
+    // --full reads them all again and adds nothing.
+    let (run, report) = world.sync(&["--full"]).await;
+    run.assert_code(0);
+    assert_eq!(report["tally"]["read"], 150, "{report}");
+    assert_eq!(report["tally"]["entries_added"], 0, "{report}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_sync_stopped_half_way_resumes_without_reading_again() {
+    let world = World::generated(30, None).await;
+    // The comments of one pull request fail every attempt (5) of this sync: it stops
+    // there (exit 3).
+    world
+        .gh
+        .fail_next("GET", "/issues/17/comments", 5, Fault::bad_gateway());
+    let (run, _) = world.sync(&[]).await;
+    run.assert_code(3);
+    let first: Vec<String> = world
+        .requests()
+        .await
+        .into_iter()
+        .filter(|r| r.ends_with("/comments") && !r.contains("/issues/17/"))
+        .collect();
+    let before = world.requests().await.len();
+    let (run, report) = world.sync(&[]).await;
+    run.assert_code(0);
+    let read_now = report["tally"]["read"].as_u64().unwrap() as usize;
+    assert_eq!(
+        read_now + first.len(),
+        30,
+        "the second sync reads only what the first did not store: {report}"
+    );
+    assert_eq!(
+        report["tally"]["unchanged"].as_u64().unwrap() as usize,
+        first.len()
+    );
+    assert!(world.requests().await.len() - before < 30);
+    let verify = world.council(&["verify", "--json"]).await;
+    let verified: Value = serde_json::from_str(&verify.stdout).unwrap();
+    assert_eq!(verified["contexts"], 30);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_tampered_comment_is_recorded_and_the_verifying_artifact_stored_instead() {
+    let world = World::empty().await;
+    let sha = "a".repeat(40);
+    let entries = [
+        ("agent_guard", "check:branch-name", "FAIL"),
+        ("agent_guard", "check:target-branch", "PASS"),
+    ];
+    let original = ledger(7, "develop", &sha, "900", &entries, None);
+    let _ = world
+        .gh
+        .pr(7)
+        .head("feature/devops/PBI-007-release", &sha)
+        .base("develop");
+    // The comment's verdict was edited in place; the artifact holds the original.
+    let forged = comment(&original).replacen("\"result\":\"FAIL\"", "\"result\":\"PASS\"", 1);
+    assert_ne!(forged, comment(&original));
+    world.gh.seed_as(7, "github-actions[bot]", "NONE", &forged);
+    // A copy of the marker by someone else is ignored, never stored.
+    world.gh.seed_as(7, "mallory", "NONE", &comment(&original));
+    artifacts::serve(
+        &world.gh,
+        7,
+        &[Artifact::own(31, 4001, audit_file(&original))],
+    )
+    .await;
+    let (run, report) = world.sync(&[]).await;
+    run.assert_code(1);
+    assert_eq!(report["tally"]["refused"], 1, "{report}");
+    assert_eq!(report["tally"]["from_artifacts"], 1, "{report}");
+    assert_eq!(report["tally"]["untrusted_ledger_comments"], 1, "{report}");
+    let failures = world.query("failures").await;
+    assert_eq!(failures.as_array().unwrap().len(), 1, "{failures}");
+    assert!(
+        failures[0]["problem"]
+            .as_str()
+            .unwrap()
+            .contains("fails verification"),
+        "{failures}"
+    );
+    // The stored verdict is the artifact's: the branch name failed.
+    let agents = world.query("agents").await;
+    assert_eq!(agents[0]["guard_passed"], 0, "{agents}");
+    assert_eq!(agents[0]["top_failing_rule"], "check:branch-name");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_comment_for_another_pull_request_is_refused() {
+    let world = World::empty().await;
+    let sha = "b".repeat(40);
+    let other = ledger(
+        8,
+        "develop",
+        &sha,
+        "901",
+        &[("agent_guard", "check:branch-name", "PASS")],
+        None,
+    );
+    let _ = world
+        .gh
+        .pr(9)
+        .head("feature/devops/PBI-009-x", &sha)
+        .base("develop");
+    world
+        .gh
+        .seed_as(9, "github-actions[bot]", "NONE", &comment(&other));
+    let (run, report) = world.sync(&[]).await;
+    run.assert_code(1);
+    assert_eq!(report["tally"]["refused"], 1, "{report}");
+    let failures = world.query("failures").await;
+    assert!(
+        failures[0]["problem"]
+            .as_str()
+            .unwrap()
+            .contains("not of PR-9"),
+        "{failures}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_registrys_reports_are_stored_once() {
+    let world = World::generated(5, Some(900)).await;
+    let (run, report) = world.sync(&["--registry-issue", "900"]).await;
+    run.assert_code(0);
+    let added = report["tally"]["reports_added"].as_u64().unwrap();
+    assert!(added >= 3, "{report}");
+    let (run, report) = world.sync(&["--registry-issue", "900"]).await;
+    run.assert_code(0);
+    assert_eq!(report["tally"]["reports_added"], 0, "{report}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sync_needs_a_token_and_a_repository() {
+    let world = World::empty().await;
+    let run = Council::cli()
+        .api(&world.gh.uri())
+        .env("COUNCIL_DATABASE_URL", &world.url())
+        .args(&["audit", "sync", "--repo", REPO])
+        .run()
+        .await;
+    run.assert_code(2);
+    assert!(run.stderr.contains("no GitHub token"), "{}", run.stderr);
+    let run = Council::cli()
+        .api(&world.gh.uri())
+        .env("GH_TOKEN", TOKEN)
+        .env("COUNCIL_DATABASE_URL", &world.url())
+        .args(&["audit", "sync"])
+        .run()
+        .await;
+    run.assert_code(2);
+    assert!(run.stderr.contains("--repo"), "{}", run.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_comment_holding_only_the_newest_entries_is_completed_from_the_artifact() {
+    let world = World::empty().await;
+    let sha = "c".repeat(40);
+    let entries = [
+        ("agent_guard", "check:branch-name", "PASS"),
+        ("agent_guard", "check:target-branch", "PASS"),
+        ("agent_review", "check:secret-scan", "PASS"),
+        ("agent_review", "check:diff-size", "FAIL"),
+    ];
+    let full = ledger(11, "develop", &sha, "902", &entries, None);
+    // What the ledger writes when the timeline no longer fits a comment: the oldest
+    // entries omitted, anchored by the hash of the newest omitted one.
+    let mut tail = full.clone();
+    tail.context.timeline = full.context.timeline[2..].to_vec();
+    tail.omitted.count = 2;
+    tail.omitted.head_hash = full.context.timeline[1].hash.clone();
+    let _ = world
+        .gh
+        .pr(11)
+        .head("feature/devops/PBI-011-x", &sha)
+        .base("develop");
+    world
+        .gh
+        .seed_as(11, "github-actions[bot]", "NONE", &comment(&tail));
+    artifacts::serve(&world.gh, 11, &[Artifact::own(41, 4002, audit_file(&full))]).await;
+    let (run, report) = world.sync(&[]).await;
+    run.assert_code(0);
+    assert_eq!(report["tally"]["from_artifacts"], 1, "{report}");
+    assert_eq!(report["tally"]["entries_added"], 4, "{report}");
+    let verify = world.council(&["verify", "--json"]).await;
+    verify.assert_code(0);
+    let verified: Value = serde_json::from_str(&verify.stdout).unwrap();
+    assert_eq!(
+        (verified["entries"].as_u64(), verified["missing"].as_u64()),
+        (Some(4), Some(0))
+    );
+}
