@@ -89,6 +89,19 @@ impl Store {
         self.url.engine()
     }
 
+    /// Refreshes the planner's statistics after a bulk load (a sync, an import), so the
+    /// questions use the indexes from the first query on: `ANALYZE` on PostgreSQL (its
+    /// autovacuum would get there later), `PRAGMA optimize` on SQLite.
+    pub async fn optimize(&mut self) -> Result<(), StoreError> {
+        if self.conn.is_postgres() {
+            self.conn
+                .batch("ANALYZE workflow_contexts; ANALYZE timeline_entries")
+                .await
+        } else {
+            self.conn.batch("PRAGMA optimize").await
+        }
+    }
+
     /// For tests only, not part of the API (hidden from the documentation): runs one
     /// statement as written (no parameters) on the store's connection, past every rule
     /// the store's own calls keep. The database's own rules (triggers, constraints) still

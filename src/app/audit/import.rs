@@ -40,6 +40,9 @@ pub async fn run(settings: &Settings, files: &[PathBuf]) -> Result<Outcome> {
         }
     }
     let refused = imported.iter().filter(|(_, i)| i.refused.is_some()).count();
+    if imported.iter().any(|(_, i)| i.added > 0) {
+        store.optimize().await.map_err(store_error)?;
+    }
     if settings.json {
         let files: Vec<Value> = imported
             .iter()

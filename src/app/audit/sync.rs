@@ -104,6 +104,9 @@ pub async fn run(settings: &Settings, ledger_authors: &[String], full: bool) -> 
     if let Some(registry) = settings.registry_issue {
         tally.reports_added = sync.reports(&mut store, registry).await?;
     }
+    if tally.entries_added > 0 {
+        store.optimize().await.map_err(store_error)?;
+    }
     tell(settings, &store, &full_name, &tally, gh.requests());
     Ok(if tally.refused > 0 {
         Outcome::GateFailed

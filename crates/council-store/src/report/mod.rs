@@ -34,7 +34,7 @@ pub struct ReportData {
 
 /// Pull requests a page lists, at most; each with its newest [`MAX_ENTRIES`] entries.
 pub const MAX_PRS: usize = 2_000;
-pub const MAX_ENTRIES: usize = 100;
+pub const MAX_ENTRIES: usize = 25;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct Totals {
