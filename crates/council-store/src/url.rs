@@ -292,6 +292,25 @@ mod tests {
         assert!(!err.to_string().contains("pw@"), "{err}");
     }
 
+    proptest::proptest! {
+        /// Any text is a URL or an error, never a panic, and no message shows a password.
+        #[test]
+        fn any_text_parses_or_is_refused_without_showing_a_password(
+            user in "[a-z]{1,8}",
+            password in "[A-Za-z0-9]{6,12}",
+            rest in "\\PC{0,40}",
+        ) {
+            let _ = parse(&rest);
+            let text = format!("postgres://{user}:{password}@{rest}");
+            let shown = match parse(&text) {
+                Ok(url) => format!("{} {url:?}", url.shown()),
+                Err(e) => e.to_string(),
+            };
+            let at = format!(":{password}@");
+            proptest::prop_assert!(!shown.contains(&at), "{shown}");
+        }
+    }
+
     #[test]
     fn other_schemes_are_named_in_the_error() {
         let err = parse("mysql://root:pw@localhost/x")
