@@ -79,4 +79,10 @@ step 0 council context sync --issue 3 --context-file ASSISTANT_CONTEXT.md
 step 0 council report --registry-issue 4 --report @report.json
 step 0 council assign --issue 5 --registry-issue 4 --apply
 
+# Every pull request's ledger and the registry's reports into an audit store (a SQLite
+# file here), the common questions, and the report page.
+step 0 council audit sync --registry-issue 4
+step 0 council audit query agents
+step 0 council audit report --html report
+
 printf '\nwalkthrough: every command ran as expected; the files are in %s\n' "$WORK"

@@ -400,5 +400,5 @@ async fn the_report_is_one_page_written_where_asked() {
         "data embedded"
     );
     assert!(!page.contains("http://") || page.contains("http://www.w3.org/2000/svg"));
-    assert!(run.stdout.contains("1 pull requests"), "{}", run.stdout);
+    assert!(run.stdout.contains("1 pull request,"), "{}", run.stdout);
 }

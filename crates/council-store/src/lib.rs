@@ -89,6 +89,11 @@ impl Store {
         self.url.engine()
     }
 
+    /// The store as a published page names it (no path, host or user).
+    pub fn label(&self) -> String {
+        self.url.label()
+    }
+
     /// Refreshes the planner's statistics after a bulk load (a sync, an import), so the
     /// questions use the indexes from the first query on: `ANALYZE` on PostgreSQL (its
     /// autovacuum would get there later), `PRAGMA optimize` on SQLite.

@@ -94,6 +94,29 @@ impl DatabaseUrl {
             DatabaseUrl::Postgres(_) => "PostgreSQL",
         }
     }
+
+    /// The store as a page meant to be published names it: the engine and the file's or
+    /// database's name, never a local path, host or user.
+    pub fn label(&self) -> String {
+        match self {
+            DatabaseUrl::Sqlite { path } => format!(
+                "SQLite file {}",
+                path.file_name()
+                    .map_or_else(|| "?".into(), |n| n.to_string_lossy().into_owned())
+            ),
+            DatabaseUrl::Postgres(pg) => {
+                let name = pg
+                    .connect
+                    .parse::<tokio_postgres::Config>()
+                    .ok()
+                    .and_then(|c| c.get_dbname().map(str::to_string));
+                match name {
+                    Some(name) => format!("PostgreSQL database {name}"),
+                    None => "PostgreSQL".to_string(),
+                }
+            }
+        }
+    }
 }
 
 fn sqlite(rest: &str, cwd: &Path) -> Result<DatabaseUrl, StoreError> {
@@ -255,6 +278,11 @@ mod tests {
             "postgres://council:***@db.example:5432/audit?sslmode=require"
         );
         assert!(!format!("{url:?}").contains("s3cret"));
+        assert_eq!(url.label(), "PostgreSQL database audit");
+        assert_eq!(
+            parse(DEFAULT_URL).unwrap().label(),
+            "SQLite file council-audit.db"
+        );
         let DatabaseUrl::Postgres(pg) = url else {
             panic!("postgres")
         };

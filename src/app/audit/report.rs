@@ -23,17 +23,18 @@ pub async fn run(settings: &Settings, dir: &Path, since: Option<&str>) -> Result
     let path = dir.join("index.html");
     std::fs::write(&path, &page).map_err(|e| Error::io("report file", &path, e))?;
     let line = format!(
-        "wrote {} ({} KiB): {} pull requests{}, {} entries, from {}",
+        "wrote {} ({} KiB): {} pull request{}{}, {} entries, from {}",
         display_path(&settings.workspace, &path),
         page.len().div_ceil(1024),
         data.totals.contexts,
+        if data.totals.contexts == 1 { "" } else { "s" },
         if data.omitted_prs > 0 {
             format!(" ({} listed, the newest)", data.prs.len())
         } else {
             String::new()
         },
         data.totals.entries,
-        data.store
+        store.shown()
     );
     if settings.in_actions {
         settings

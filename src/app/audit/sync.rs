@@ -433,11 +433,12 @@ fn tell(settings: &Settings, store: &Store, repo: &str, t: &Tally, requests: u32
         return;
     }
     let mut line = format!(
-        "{repo} → {}: {} pull requests listed ({} pages), {} read, {} unchanged; {} entries \
+        "{repo} → {}: {} pull requests listed ({} {}), {} read, {} unchanged; {} entries \
          added",
         store.shown(),
         t.listed,
         t.list_pages,
+        if t.list_pages == 1 { "page" } else { "pages" },
         t.read,
         t.unchanged,
         t.entries_added

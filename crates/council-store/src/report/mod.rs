@@ -12,7 +12,8 @@ use crate::{Store, StoreError};
 pub struct ReportData {
     /// RFC 3339.
     pub generated_at: String,
-    /// The store, as messages show it (no password).
+    /// The store: its engine and the file's or database's name (no path, host or user:
+    /// the page may be published).
     pub store: String,
     /// The repositories the report covers (a filter, or every one stored).
     pub repositories: Vec<String>,
@@ -176,7 +177,7 @@ impl Store {
         let (prs, omitted_prs) = self.pull_requests(filter, MAX_PRS, MAX_ENTRIES).await?;
         Ok(ReportData {
             generated_at: generated_at.to_string(),
-            store: self.shown(),
+            store: self.label(),
             repositories: self.repositories(filter).await?,
             totals: self.totals(filter).await?,
             agents: self.agents(filter).await?,
