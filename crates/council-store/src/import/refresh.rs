@@ -3,6 +3,7 @@
 //! (never taken from an offered object's own fields).
 
 use council_protocol::audit::derive::{Fact, derived};
+use council_protocol::audit::verify::EntryFacts;
 
 use super::Verification;
 use crate::StoreError;
@@ -13,34 +14,6 @@ pub(crate) struct Summary {
     pub verification: Verification,
     pub detail: Option<String>,
     pub entries: u64,
-}
-
-/// The facts derivation reads, from the entry columns.
-struct Row5 {
-    agent: String,
-    action: String,
-    result: String,
-    sha: String,
-    run_id: String,
-    run_attempt: u64,
-}
-
-impl Fact for Row5 {
-    fn agent(&self) -> &str {
-        &self.agent
-    }
-    fn action(&self) -> &str {
-        &self.action
-    }
-    fn result(&self) -> &str {
-        &self.result
-    }
-    fn sha(&self) -> &str {
-        &self.sha
-    }
-    fn run(&self) -> (&str, u64) {
-        (&self.run_id, self.run_attempt)
-    }
 }
 
 /// Recomputes a context's counts, head, verification and derived state from its stored
@@ -125,26 +98,28 @@ pub(crate) async fn refresh(
     let mut merged_unix = None;
     let mut first_unix = None;
     let mut last_unix: Option<i64> = None;
-    let timeline: Vec<Row5> = facts
+    let timeline: Vec<EntryFacts> = facts
         .into_iter()
         .map(|row| {
-            let text = |i: usize| crate::text::decode(row[i].text().unwrap_or_default());
-            let fact = Row5 {
+            let text =
+                |i: usize| Some(crate::text::decode(row[i].text().unwrap_or_default()).into());
+            let fact = EntryFacts {
+                id: None,
                 agent: text(0),
                 action: text(1),
                 result: text(2),
                 sha: text(3),
                 run_id: text(4),
-                run_attempt: row[5].int().unwrap_or(0) as u64,
+                run_attempt: row[5].int().map(|a| a as u64),
             };
             let at = row[6].int();
             if first_unix.is_none() {
                 first_unix = at;
             }
             last_unix = last_unix.max(at);
-            if fact.agent == "agent_release"
-                && fact.action == "action:merge"
-                && fact.result == "DONE"
+            if fact.agent() == "agent_release"
+                && fact.action() == "action:merge"
+                && fact.result() == "DONE"
             {
                 merged_unix = at.or(merged_unix);
             }
