@@ -329,3 +329,88 @@ async fn a_comment_holding_only_the_newest_entries_is_completed_from_the_artifac
         (Some(4), Some(0))
     );
 }
+
+/// The same commands on PostgreSQL: a sync, the questions, the report and verify.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_audit_commands_work_the_same_on_postgresql() {
+    let Some(url) = crate::support::postgres::fresh_database().await else {
+        return;
+    };
+    let world = World::generated(40, Some(900)).await;
+    let run = |args: Vec<String>| {
+        let url = url.clone();
+        let api = world.gh.uri();
+        async move {
+            let mut all = vec!["audit".to_string()];
+            all.extend(args);
+            let all: Vec<&str> = all.iter().map(String::as_str).collect();
+            Council::cli()
+                .api(&api)
+                .env("GH_TOKEN", TOKEN)
+                .env("COUNCIL_DATABASE_URL", &url)
+                .args(&all)
+                .run()
+                .await
+        }
+    };
+    let sync = run(vec![
+        "sync".into(),
+        "--repo".into(),
+        REPO.into(),
+        "--registry-issue".into(),
+        "900".into(),
+        "--json".into(),
+    ])
+    .await;
+    sync.assert_code(0);
+    let report: Value = serde_json::from_str(sync.stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(report["tally"]["read"], 40, "{report}");
+    assert!(
+        report["database"]
+            .as_str()
+            .unwrap()
+            .starts_with("postgres://")
+    );
+    let again = run(vec![
+        "sync".into(),
+        "--repo".into(),
+        REPO.into(),
+        "--json".into(),
+    ])
+    .await;
+    again.assert_code(0);
+    let report: Value = serde_json::from_str(again.stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(
+        (
+            report["tally"]["read"].as_u64(),
+            report["requests"].as_u64()
+        ),
+        (Some(0), Some(1))
+    );
+
+    // The same answers as the same world synced into SQLite.
+    let lite = World::generated(40, None).await;
+    lite.sync(&[]).await.0.assert_code(0);
+    for question in ["agents", "findings", "merge-time", "rollbacks"] {
+        let on_postgres = run(vec!["query".into(), question.into(), "--json".into()]).await;
+        on_postgres.assert_code(0);
+        let pg: Value = serde_json::from_str(&on_postgres.stdout).unwrap();
+        let key = question.replace('-', "_");
+        assert_eq!(pg[&key], lite.query(question).await, "{question}");
+    }
+    let verify = run(vec!["verify".into()]).await;
+    verify.assert_code(0);
+    let dir = tempfile::tempdir().unwrap();
+    let report = run(vec![
+        "report".into(),
+        "--html".into(),
+        dir.path().display().to_string(),
+    ])
+    .await;
+    report.assert_code(0);
+    let page = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    assert!(
+        page.contains("PostgreSQL database council_test_"),
+        "the store named without host or user"
+    );
+}

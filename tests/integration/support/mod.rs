@@ -5,6 +5,7 @@
 
 pub mod events;
 pub mod ledgers;
+pub mod postgres;
 
 // The fake GitHub is its own crate (crates/fake-github), shared with `fake-github`, the
 // offline world users try the commands on; the tests name its parts as before.
