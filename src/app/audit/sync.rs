@@ -229,9 +229,11 @@ impl Sync<'_> {
             count(tally, &imported);
             last = Some(imported);
         }
+        // Stored, and whole: an artifact adds nothing (a pull request that reads `failed`
+        // for an earlier refusal stays so, whatever is read now).
         let accepted = last
             .as_ref()
-            .is_some_and(|i| i.refused.is_none() && i.verification == Verification::Verified);
+            .is_some_and(|i| i.refused.is_none() && i.verification != Verification::Partial);
         if accepted {
             return Ok("stored");
         }
