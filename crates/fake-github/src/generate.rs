@@ -1359,7 +1359,11 @@ mod tests {
             );
         }
         let (small, made) = super::world(&Generate::default()).unwrap();
-        assert_eq!((made.artifacts, small.artifacts.len()), (0, 0), "12 entries fit");
+        assert_eq!(
+            (made.artifacts, small.artifacts.len()),
+            (0, 0),
+            "12 entries fit"
+        );
     }
 
     #[test]
