@@ -60,6 +60,12 @@ if [[ ! -x /usr/bin/time ]]; then
 	echo "benches/audit.sh: /usr/bin/time (GNU time) is missing: apt-get install time" >&2
 	exit 2
 fi
+for tool in curl jq; do
+	command -v "$tool" >/dev/null || {
+		echo "benches/audit.sh: $tool is missing: apt-get install $tool" >&2
+		exit 2
+	}
+done
 
 council=${COUNCIL_BIN:-}
 fake=${FAKE_GITHUB_BIN:-}
@@ -232,6 +238,9 @@ mkdir -p "$work/big"
 world "$work/big/world.yml" "$pulls" "$entries"
 start_fake "$work/big/world.yml"
 repo=$GITHUB_REPOSITORY
+# `audit query` keeps GITHUB_REPOSITORY's pull requests when it is set (as in Actions):
+# the questions are timed over the whole store, and again with --repo.
+unset GITHUB_REPOSITORY
 stores=("sqlite|sqlite://$work/big/audit.db")
 
 if pg_out=$(ci/postgres.sh start 2>"$work/pg.err"); then
@@ -279,6 +288,7 @@ for store in "${stores[@]}"; do
 		row "$engine: audit query $question" "$(shown "$(median_ms "$council" audit query "$question" --database-url "$url")")" "< 1 s"
 	done
 	row "$engine: audit query (all five)" "$(shown "$(median_ms "$council" audit query --database-url "$url")")" "< 1 s"
+	row "$engine: audit query --repo (all five)" "$(shown "$(median_ms "$council" audit query --repo "$repo" --database-url "$url")")" "< 1 s"
 	row "$engine: audit query --json (all five)" "$(shown "$(median_ms "$council" audit query --json --database-url "$url")")"
 	row "$engine: audit verify" "$(shown "$(median_ms "$council" audit verify --database-url "$url")")"
 	row "$engine: audit report --html" "$(shown "$(median_ms "$council" audit report --html "$work/site-$engine" --database-url "$url")")"
