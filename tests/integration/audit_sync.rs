@@ -320,6 +320,7 @@ async fn a_comment_holding_only_the_newest_entries_is_completed_from_the_artifac
     let (run, report) = world.sync(&[]).await;
     run.assert_code(0);
     assert_eq!(report["tally"]["from_artifacts"], 1, "{report}");
+    assert_eq!(report["tally"]["partial"], 0, "completed: {report}");
     assert_eq!(report["tally"]["entries_added"], 4, "{report}");
     let verify = world.council(&["verify", "--json"]).await;
     verify.assert_code(0);

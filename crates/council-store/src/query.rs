@@ -95,8 +95,23 @@ struct Where<'f> {
 }
 
 impl Filter {
+    fn is_empty(&self) -> bool {
+        self.repository.is_none() && self.since_unix.is_none()
+    }
+
     /// Conditions on contexts (`c`) and, when `entries`, on entries (`e`).
     fn conditions(&self, entries: bool) -> Where<'_> {
+        let mut both = self.context_conditions();
+        if entries {
+            let e = self.entry_conditions();
+            both.sql.push_str(&e.sql);
+            both.params.extend(e.params);
+        }
+        both
+    }
+
+    /// Conditions on contexts (`c`) alone.
+    fn context_conditions(&self) -> Where<'_> {
         let mut sql = Vec::new();
         let mut params = Vec::new();
         if let Some(repo) = &self.repository {
@@ -106,14 +121,26 @@ impl Filter {
         if let Some(since) = self.since_unix {
             sql.push("c.last_unix >= ?");
             params.push(Param::Int(Some(since)));
-            if entries {
-                sql.push("e.at_unix >= ?");
-                params.push(Param::Int(Some(since)));
-            }
         }
         Where {
             sql: sql.iter().map(|c| format!(" AND {c}")).collect(),
             params,
+        }
+    }
+
+    /// Conditions on entries (`e`) alone: a question over entries applies them while it
+    /// reads the index, and the contexts' after it has counted per pull request, so that
+    /// it looks up each pull request once, not each of its entries.
+    fn entry_conditions(&self) -> Where<'_> {
+        match self.since_unix {
+            Some(since) => Where {
+                sql: " AND e.at_unix >= ?".to_string(),
+                params: vec![Param::Int(Some(since))],
+            },
+            None => Where {
+                sql: String::new(),
+                params: Vec::new(),
+            },
         }
     }
 }
@@ -137,10 +164,12 @@ fn opt_text(row: &Row, i: usize) -> Option<String> {
     row.get(i).and_then(Cell::text).map(crate::text::decode)
 }
 
-/// Guard runs: one row per context, run and attempt, `passed` 1 when all its checks did.
+/// Guard runs: one row per context, run and attempt, `passed` 1 when all its checks did,
+/// `at` its first entry's time. Read in the order of `timeline_entries_run`, so that the
+/// grouping needs no sort; conditions on entries follow, then [`GUARD_RUNS_GROUP`].
 const GUARD_RUNS: &str = "SELECT e.context AS context, e.run_id AS run_id, \
      e.run_attempt AS run_attempt, MIN(CASE WHEN e.result = 'PASS' THEN 1 ELSE 0 END) AS passed, \
-     MIN(e.at_unix) AS at FROM timeline_entries e JOIN workflow_contexts c ON c.id = e.context \
+     MIN(e.at_unix) AS at FROM timeline_entries e \
      WHERE e.agent = 'agent_guard' AND e.action LIKE 'check:%'";
 const GUARD_RUNS_GROUP: &str = " GROUP BY e.context, e.run_id, e.run_attempt";
 
@@ -178,16 +207,20 @@ impl Store {
                 )
             })
             .collect();
-        let w = filter.conditions(true);
+        // Runs are counted per pull request first: one lookup of its author and conditions
+        // for each, not for each of its runs. (PostgreSQL's SUM of a count is numeric.)
+        let (e, c) = (filter.entry_conditions(), filter.context_conditions());
         let runs = self
             .conn
             .query(
                 &format!(
-                    "SELECT c.author, COUNT(*), SUM(r.passed) FROM ({GUARD_RUNS}{}{GUARD_RUNS_GROUP}) r \
-                     JOIN workflow_contexts c ON c.id = r.context GROUP BY c.author",
-                    w.sql
+                    "SELECT c.author, CAST(SUM(p.runs) AS BIGINT), CAST(SUM(p.passed) AS BIGINT) \
+                     FROM (SELECT r.context AS context, COUNT(*) AS runs, SUM(r.passed) AS passed \
+                     FROM ({GUARD_RUNS}{}{GUARD_RUNS_GROUP}) r GROUP BY r.context) p \
+                     JOIN workflow_contexts c ON c.id = p.context WHERE 1 = 1{} GROUP BY c.author",
+                    e.sql, c.sql
                 ),
-                &w.params,
+                &[e.params.clone(), c.params.clone()].concat(),
             )
             .await?;
         for row in &runs {
@@ -198,17 +231,22 @@ impl Store {
                     (a.guard_runs > 0).then(|| a.guard_passed as f64 / a.guard_runs as f64);
             }
         }
+        // The failed checks alone, a range of the index (agent, 'FAIL'), per pull request.
         let failing = self
             .conn
             .query(
                 &format!(
-                    "SELECT c.author, e.agent, e.action, COUNT(*) FROM timeline_entries e \
-                     JOIN workflow_contexts c ON c.id = e.context \
+                    "SELECT c.author, x.agent, x.action, CAST(SUM(x.n) AS BIGINT) FROM \
+                     (SELECT e.context AS context, e.agent AS agent, e.action AS action, \
+                     COUNT(*) AS n FROM timeline_entries e \
                      WHERE e.agent IN ('agent_guard', 'agent_review') AND e.result = 'FAIL' \
-                     AND e.action LIKE 'check:%'{} GROUP BY c.author, e.agent, e.action",
-                    w.sql
+                     AND e.action LIKE 'check:%'{} \
+                     GROUP BY e.agent, e.result, e.action, e.context) x \
+                     JOIN workflow_contexts c ON c.id = x.context WHERE 1 = 1{} \
+                     GROUP BY c.author, x.agent, x.action",
+                    e.sql, c.sql
                 ),
-                &w.params,
+                &[e.params, c.params].concat(),
             )
             .await?;
         for row in &failing {
@@ -237,32 +275,60 @@ impl Store {
 
     /// Every check by stage and gate, most failures first.
     pub async fn findings(&mut self, filter: &Filter) -> Result<Vec<GateRow>, StoreError> {
-        let w = filter.conditions(true);
-        let rows = self
-            .conn
-            .query(
-                &format!(
-                    "SELECT e.agent, e.action, \
-                     SUM(CASE WHEN e.result = 'FAIL' THEN 1 ELSE 0 END), \
-                     SUM(CASE WHEN e.result = 'PASS' THEN 1 ELSE 0 END), \
-                     COUNT(DISTINCT CASE WHEN e.result = 'FAIL' THEN e.context END) \
-                     FROM timeline_entries e JOIN workflow_contexts c ON c.id = e.context \
-                     WHERE e.action LIKE 'check:%'{} GROUP BY e.agent, e.action",
-                    w.sql
-                ),
-                &w.params,
-            )
-            .await?;
-        let mut out: Vec<GateRow> = rows
-            .iter()
-            .map(|row| GateRow {
-                stage: stage_of(&text(row, 0)),
-                rule: text(row, 1),
-                failed: count(row, 2),
-                passed: count(row, 3),
-                prs_failed: count(row, 4),
-            })
-            .collect();
+        // Counted per check and result in the order of `timeline_entries_check` (agent,
+        // result, action, context): one pass over the index, no sort; the results of a
+        // check are put together here. With conditions on the pull requests, counted per
+        // pull request first, then each looked up once (not once per entry).
+        let rows = if filter.is_empty() {
+            self.conn
+                .query(
+                    "SELECT e.agent, e.action, e.result, COUNT(*), COUNT(DISTINCT e.context) \
+                     FROM timeline_entries e WHERE e.action LIKE 'check:%' \
+                     GROUP BY e.agent, e.result, e.action",
+                    &[],
+                )
+                .await?
+        } else {
+            let (e, c) = (filter.entry_conditions(), filter.context_conditions());
+            self.conn
+                .query(
+                    &format!(
+                        "SELECT x.agent, x.action, x.result, CAST(SUM(x.n) AS BIGINT), COUNT(*) \
+                         FROM (SELECT e.agent AS agent, e.action AS action, e.result AS result, \
+                         e.context AS context, COUNT(*) AS n FROM timeline_entries e \
+                         WHERE e.action LIKE 'check:%'{} \
+                         GROUP BY e.agent, e.result, e.action, e.context) x \
+                         JOIN workflow_contexts c ON c.id = x.context WHERE 1 = 1{} \
+                         GROUP BY x.agent, x.result, x.action",
+                        e.sql, c.sql
+                    ),
+                    &[e.params, c.params].concat(),
+                )
+                .await?
+        };
+        let mut gates: std::collections::BTreeMap<(String, String), GateRow> =
+            std::collections::BTreeMap::new();
+        for row in &rows {
+            let (agent, rule) = (text(row, 0), text(row, 1));
+            let gate = gates
+                .entry((agent.clone(), rule.clone()))
+                .or_insert_with(|| GateRow {
+                    stage: stage_of(&agent),
+                    rule,
+                    failed: 0,
+                    passed: 0,
+                    prs_failed: 0,
+                });
+            match text(row, 2).as_str() {
+                "FAIL" => {
+                    gate.failed += count(row, 3);
+                    gate.prs_failed += count(row, 4);
+                }
+                "PASS" => gate.passed += count(row, 3),
+                _ => {}
+            }
+        }
+        let mut out: Vec<GateRow> = gates.into_values().collect();
         out.sort_by(|a, b| {
             b.failed
                 .cmp(&a.failed)
@@ -375,18 +441,22 @@ impl Store {
         // 1970-01-05 was the first Monday after the epoch.
         const MONDAY: i64 = 4 * 86_400;
         const WEEK: i64 = 7 * 86_400;
-        let w = filter.conditions(true);
+        // Per pull request and week first, as in `agents`: one lookup for each.
+        let (e, c) = (filter.entry_conditions(), filter.context_conditions());
         let rows = self
             .conn
             .query(
                 &format!(
-                    "SELECT c.author, (r.at - {MONDAY}) / {WEEK}, COUNT(*), SUM(r.passed) \
-                     FROM ({GUARD_RUNS}{}{GUARD_RUNS_GROUP}) r \
-                     JOIN workflow_contexts c ON c.id = r.context WHERE r.at >= {MONDAY} \
-                     GROUP BY c.author, (r.at - {MONDAY}) / {WEEK}",
-                    w.sql
+                    "SELECT c.author, p.week, CAST(SUM(p.runs) AS BIGINT), \
+                     CAST(SUM(p.passed) AS BIGINT) FROM (SELECT r.context AS context, \
+                     (r.at - {MONDAY}) / {WEEK} AS week, COUNT(*) AS runs, SUM(r.passed) AS passed \
+                     FROM ({GUARD_RUNS}{}{GUARD_RUNS_GROUP}) r WHERE r.at >= {MONDAY} \
+                     GROUP BY r.context, (r.at - {MONDAY}) / {WEEK}) p \
+                     JOIN workflow_contexts c ON c.id = p.context WHERE 1 = 1{} \
+                     GROUP BY c.author, p.week",
+                    e.sql, c.sql
                 ),
-                &w.params,
+                &[e.params, c.params].concat(),
             )
             .await?;
         let mut points: Vec<(i64, PassRatePoint)> = rows

@@ -206,6 +206,7 @@ async fn the_common_questions_over_a_known_store() {
         objects::known_store(&mut store).await;
         let f = Filter::default();
         let agents = store.agents(&f).await.unwrap();
+        let agents_all = agents.clone();
         let one = agents.iter().find(|a| a.agent == "agent-1").unwrap();
         assert_eq!((one.prs, one.guard_runs, one.guard_passed), (2, 3, 2));
         assert_eq!(one.top_failing_rule.as_deref(), Some("check:branch-name"));
@@ -289,6 +290,23 @@ async fn the_common_questions_over_a_known_store() {
             ..Filter::default()
         };
         assert!(store.agents(&other).await.unwrap().is_empty());
+        // Filtered, the questions over entries count per pull request before they look
+        // its conditions up: the same answers as unfiltered when every one matches.
+        let this = Filter {
+            repository: Some(REPO.into()),
+            ..Filter::default()
+        };
+        assert_eq!(store.agents(&this).await.unwrap(), agents_all);
+        assert_eq!(store.findings(&this).await.unwrap(), findings);
+        assert_eq!(store.pass_rate_over_time(&this).await.unwrap(), weeks);
+        assert!(store.findings(&other).await.unwrap().is_empty());
+        assert!(store.pass_rate_over_time(&other).await.unwrap().is_empty());
+        let later = store.findings(&since).await.unwrap();
+        let target = later
+            .iter()
+            .find(|g| g.rule == "check:target-branch")
+            .unwrap();
+        assert_eq!((target.failed, target.passed, target.prs_failed), (2, 1, 1));
 
         let data = store.report_data(&f, NOW).await.unwrap();
         assert_eq!(data.prs.len(), 3);

@@ -26,7 +26,9 @@ use serde_json::json;
 
 use crate::routes::comment;
 use crate::tokens::RELEASE_LOGIN;
-use crate::world::{Issue, PullRequest, World, fake_sha, format_time, parse_time, timestamp};
+use crate::world::{
+    Issue, PullRequest, UploadedArtifact, World, fake_sha, format_time, parse_time, timestamp,
+};
 
 /// The login `council` writes its ledger comments as (the workflow token's).
 pub const LEDGER_AUTHOR: &str = "github-actions[bot]";
@@ -98,6 +100,9 @@ pub struct Generated {
     pub reverted: usize,
     /// `<context-report>` comments on the registry issue.
     pub reports: usize,
+    /// `audit-PR-<n>` artifacts: one for each pull request whose ledger comment holds only
+    /// the newest entries (the whole object is in the artifact).
+    pub artifacts: usize,
     /// The newest `updated_at` of the generated pull requests.
     pub newest_update: String,
 }
@@ -170,6 +175,17 @@ pub fn fill(world: &mut World, spec: &Generate) -> Result<Generated, GenerateErr
         c["created_at"] = format_time(pull.ledger_created).into();
         c["updated_at"] = format_time(pull.ledger_updated).into();
         world.comments.push(c);
+        if let Some((run_id, zip)) = pull.artifact {
+            world.next_id += 1;
+            world.artifacts.push(UploadedArtifact {
+                id: world.next_id,
+                name: format!("audit-PR-{number}"),
+                run_id,
+                created_at: format_time(pull.ledger_updated),
+                zip,
+            });
+            summary.artifacts += 1;
+        }
     }
     if let Some(number) = spec.registry_issue {
         summary.reports = registry(world, spec, &shared, number)?;
@@ -381,6 +397,9 @@ enum Fate {
 struct Made {
     pr: PullRequest,
     ledger: String,
+    /// The last run's id and its `audit-PR-<n>` zip (the whole object), when the comment
+    /// holds only the newest entries.
+    artifact: Option<(u64, Vec<u8>)>,
     ledger_created: i64,
     ledger_updated: i64,
     entries: usize,
@@ -777,7 +796,17 @@ fn make(shared: &Shared, plan: &Plan) -> Result<Made, GenerateError> {
     let Some(stored) = stored else {
         return Err(refused("entries_per_pull", "at least 1"));
     };
-    let (_, ledger) = stored::render_fitting(stored, &links);
+    let whole = stored.clone();
+    let (kept, ledger) = stored::render_fitting(stored, &links);
+    // The comment holds only the newest entries: the run's artifact, the whole object,
+    // is where a reader finds the older ones (`council audit sync` downloads it).
+    let artifact = match (kept.omitted.count > 0, &last_run) {
+        (true, Some(run)) => Some((
+            run.run_id.parse().unwrap_or_default(),
+            zip_audit(n, &whole.file_context()),
+        )),
+        _ => None,
+    };
 
     let mut pr = PullRequest::new(n, shared.repo.split('/').next().unwrap_or_default());
     pr.title = title;
@@ -816,12 +845,30 @@ fn make(shared: &Shared, plan: &Plan) -> Result<Made, GenerateError> {
     Ok(Made {
         pr,
         ledger,
+        artifact,
         ledger_created: ledger_created.unwrap_or(plan.created),
         ledger_updated,
         entries: recorded,
         fate,
         reverted: reverted_done,
     })
+}
+
+/// `PR-<n>.json` in a zip, as the workflow uploads the audit file.
+fn zip_audit(n: u64, context: &ContextObject) -> Vec<u8> {
+    use std::io::Write;
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let written = zip
+        .start_file(
+            format!("PR-{n}.json"),
+            zip::write::SimpleFileOptions::default(),
+        )
+        .and_then(|()| Ok(zip.write_all(context.to_pretty_json().as_bytes())?));
+    match written.and_then(|()| zip.finish()) {
+        Ok(cursor) => cursor.into_inner(),
+        // Writing to memory does not fail; an empty zip would be refused as a bad archive.
+        Err(_) => Vec::new(),
+    }
 }
 
 /// This pull request's number of entries: `mean` on average, from 0.4 × `mean` up,
@@ -1284,11 +1331,39 @@ mod tests {
             ..Generate::default()
         };
         let (world, made) = world(&spec).unwrap();
+        assert_eq!(made.artifacts, 3, "each compacted comment has its artifact");
         for n in made.numbers {
             let (comment, stored) = ledger(&world, n);
             assert!(comment["body"].as_str().unwrap().chars().count() < stored::COMMENT_LIMIT);
             assert!(stored.verify(None).is_ok(), "#{n}");
+            assert!(stored.omitted.count > 0, "#{n} compacted");
+            // The artifact holds the whole object: the omitted entries and the tail.
+            let artifact = world
+                .artifacts
+                .iter()
+                .find(|a| a.name == format!("audit-PR-{n}"))
+                .expect("artifact");
+            let mut zip = zip::ZipArchive::new(std::io::Cursor::new(&artifact.zip)).unwrap();
+            let mut text = String::new();
+            std::io::Read::read_to_string(
+                &mut zip.by_name(&format!("PR-{n}.json")).unwrap(),
+                &mut text,
+            )
+            .unwrap();
+            let whole = Stored::from_file(serde_json::from_str(&text).unwrap());
+            assert!(whole.verify(None).is_ok(), "#{n}");
+            assert_eq!(whole.omitted.count, 0);
+            assert_eq!(
+                whole.context.timeline.len(),
+                stored.omitted.count + stored.context.timeline.len()
+            );
         }
+        let (small, made) = super::world(&Generate::default()).unwrap();
+        assert_eq!(
+            (made.artifacts, small.artifacts.len()),
+            (0, 0),
+            "12 entries fit"
+        );
     }
 
     #[test]

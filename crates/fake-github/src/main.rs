@@ -51,7 +51,7 @@ async fn main() -> ExitCode {
     if let Some(made) = &loaded.generated {
         eprintln!(
             "fake-github: generated {} pull requests ({} open, {} merged, {} closed, {} \
-             reverted; {} timeline entries; {} context reports) in {:.1} s",
+             reverted; {} timeline entries; {} context reports; {} audit artifacts) in {:.1} s",
             made.numbers.len(),
             made.open,
             made.merged,
@@ -59,6 +59,7 @@ async fn main() -> ExitCode {
             made.reverted,
             made.entries,
             made.reports,
+            made.artifacts,
             started.elapsed().as_secs_f64()
         );
     }

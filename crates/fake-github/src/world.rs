@@ -47,6 +47,11 @@ pub struct World {
     pub commits: BTreeMap<String, CommitChecks>,
     /// Workflow run id → its jobs.
     pub runs: BTreeMap<u64, Vec<Job>>,
+    /// Artifacts the workflow runs uploaded (`audit-PR-<n>`), oldest first: listed by
+    /// `GET /actions/artifacts` (newest first, `name=` filters) and downloaded from
+    /// `GET /actions/artifacts/{id}/zip`. A test's own mocks
+    /// ([`crate::artifacts::serve`]) answer before these.
+    pub artifacts: Vec<UploadedArtifact>,
     /// Token string → who it is and what it may do.
     pub tokens: BTreeMap<String, Token>,
     /// Merge methods the repository allows (its settings).
@@ -212,6 +217,17 @@ impl World {
         pr.updated_at = now.clone();
         Some(now)
     }
+}
+
+/// An artifact a workflow run of the repository's own code uploaded.
+#[derive(Debug, Clone)]
+pub struct UploadedArtifact {
+    pub id: u64,
+    pub name: String,
+    pub run_id: u64,
+    pub created_at: String,
+    /// The zip as downloaded.
+    pub zip: Vec<u8>,
 }
 
 /// The world's comments in the order they were made, each as REST returns it plus the

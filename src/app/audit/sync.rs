@@ -240,6 +240,14 @@ impl Sync<'_> {
         match self.newest_artifact(store, pr.number, &facts).await? {
             Some(imported) => {
                 tally.from_artifacts += 1;
+                // The artifact completes the tail the comment held: the pull request is
+                // counted partial only if it still is.
+                if last
+                    .as_ref()
+                    .is_some_and(|i| i.refused.is_none() && i.verification == Verification::Partial)
+                {
+                    tally.partial = tally.partial.saturating_sub(1);
+                }
                 count(tally, &imported);
                 Ok("stored from an artifact")
             }

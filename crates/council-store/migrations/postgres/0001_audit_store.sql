@@ -73,9 +73,12 @@ CREATE TABLE timeline_entries (
   imported_at TEXT NOT NULL,
   PRIMARY KEY (context, position)
 );
--- Covers the common questions (checks per agent, stage runs) without reading entries.
-CREATE INDEX timeline_entries_check ON timeline_entries (agent, action, result, context, run_id, run_attempt, at_unix);
-CREATE INDEX timeline_entries_action ON timeline_entries (action);
+-- The common questions read entries through these two, never the table, each in its
+-- order (no sort): checks by stage, result and rule, then pull request (findings, the
+-- failures per agent, rollbacks); a stage's runs, pull request by pull request (guard
+-- runs per agent and week).
+CREATE INDEX timeline_entries_check ON timeline_entries (agent, result, action, context, at_unix);
+CREATE INDEX timeline_entries_run ON timeline_entries (agent, context, run_id, run_attempt, action, result, at_unix);
 
 CREATE FUNCTION timeline_entries_append_only() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

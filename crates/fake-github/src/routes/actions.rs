@@ -1,9 +1,10 @@
 //! `GET /actions/runs/{run_id}/jobs`: a workflow run's jobs, each naming the check run it
-//! reports as, so a release run can find its own check and leave it out.
+//! reports as, so a release run can find its own check and leave it out. The world's
+//! uploaded artifacts: `GET /actions/artifacts` and `GET /actions/artifacts/{id}/zip`.
 
 use serde_json::{Value, json};
 
-use super::{Ctx, Reply, paginate_in};
+use super::{Answer, Ctx, Reply, paginate_in};
 use crate::tokens::{Access, Scope};
 use crate::world::{World, timestamp};
 
@@ -54,4 +55,50 @@ pub fn jobs(world: &mut World, ctx: &Ctx, run_id: u64) -> Reply {
         .collect();
     let wrapper = json!({"total_count": jobs.len()});
     Ok(paginate_in(world, ctx, &jobs, wrapper, "jobs"))
+}
+
+/// The repository's artifacts, newest first, only those named `name=` when given, as the
+/// REST API lists them (each with its run and the repository whose code that run ran).
+pub fn artifacts(world: &mut World, ctx: &Ctx) -> Reply {
+    ctx.need(world, Access::Read, &[Scope::Actions])?;
+    let api = &world.api;
+    let repo = &world.repo;
+    let name = ctx.query("name");
+    let listed: Vec<Value> = world
+        .artifacts
+        .iter()
+        .rev()
+        .filter(|a| name.is_none_or(|n| n == a.name))
+        .map(|a| {
+            json!({
+                "id": a.id,
+                "node_id": format!("MDg6QXJ0aWZhY3Q{}", a.id),
+                "name": a.name,
+                "size_in_bytes": a.zip.len(),
+                "url": format!("{api}/repos/{repo}/actions/artifacts/{}", a.id),
+                "archive_download_url": format!("{api}/repos/{repo}/actions/artifacts/{}/zip", a.id),
+                "expired": false,
+                "created_at": a.created_at,
+                "updated_at": a.created_at,
+                "workflow_run": {
+                    "id": a.run_id,
+                    "repository_id": crate::REPO_ID,
+                    "head_repository_id": crate::REPO_ID,
+                },
+            })
+        })
+        .collect();
+    let wrapper = json!({"total_count": listed.len()});
+    Ok(paginate_in(world, ctx, &listed, wrapper, "artifacts"))
+}
+
+/// An artifact's zip (GitHub answers a redirect to its storage; the fake, the bytes).
+pub fn artifact_zip(world: &mut World, ctx: &Ctx, id: u64) -> Reply {
+    ctx.need(world, Access::Read, &[Scope::Actions])?;
+    world
+        .artifacts
+        .iter()
+        .find(|a| a.id == id)
+        .map(|a| Answer::bytes("application/zip", a.zip.clone()))
+        .ok_or_else(Answer::not_found)
 }

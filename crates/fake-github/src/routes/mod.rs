@@ -46,6 +46,7 @@ pub struct Answer {
 enum Body {
     Json(Value),
     Text(String),
+    Bytes(Vec<u8>),
     Empty,
 }
 
@@ -61,6 +62,15 @@ impl Answer {
 
     pub fn ok(body: Value) -> Answer {
         Answer::json(200, body)
+    }
+
+    /// A 200 with these bytes (an artifact's zip).
+    pub fn bytes(content_type: &str, body: Vec<u8>) -> Answer {
+        Answer {
+            body: Body::Bytes(body),
+            ..Answer::json(200, Value::Null)
+        }
+        .header("content-type", content_type)
     }
 
     pub fn text(status: u16, body: &str) -> Answer {
@@ -123,6 +133,7 @@ impl Answer {
         t = match self.body {
             Body::Json(v) => t.set_body_json(v),
             Body::Text(s) => t.set_body_string(s),
+            Body::Bytes(b) => t.set_body_bytes(b),
             Body::Empty => t,
         };
         for (name, value) in &self.headers {
@@ -419,6 +430,10 @@ fn repository(world: &mut World, ctx: &Ctx, rest: &[&str]) -> Reply {
         ("GET", ["commits", git_ref, "check-runs"]) => checks::runs(world, ctx, git_ref),
         ("GET", ["commits", git_ref, "status"]) => checks::combined(world, ctx, git_ref),
         ("GET", ["actions", "runs", id, "jobs"]) => actions::jobs(world, ctx, number(id)?),
+        ("GET", ["actions", "artifacts"]) => actions::artifacts(world, ctx),
+        ("GET", ["actions", "artifacts", id, "zip"]) => {
+            actions::artifact_zip(world, ctx, number(id)?)
+        }
         ("GET", ["contents", path @ ..]) if !path.is_empty() => {
             contents::get(world, ctx, &path.join("/"))
         }
