@@ -238,9 +238,7 @@ mkdir -p "$work/big"
 world "$work/big/world.yml" "$pulls" "$entries"
 start_fake "$work/big/world.yml"
 repo=$GITHUB_REPOSITORY
-# `audit query` keeps GITHUB_REPOSITORY's pull requests when it is set (as in Actions):
-# the questions are timed over the whole store, and again with --repo.
-unset GITHUB_REPOSITORY
+# The questions are timed over the whole store, and again with --repo.
 stores=("sqlite|sqlite://$work/big/audit.db")
 
 if pg_out=$(ci/postgres.sh start 2>"$work/pg.err"); then

@@ -1352,10 +1352,10 @@ impl Fill for RunStoreArgs {
     }
 }
 
+// `--repo` of a question filters the store (`settings` reads it from the task), and is
+// not the repository a run acts on.
 impl Fill for AuditFilterArgs {
-    fn fill(&self, _: &mut Inputs, l: &mut LocalFlags) {
-        l.repo.clone_from(&self.repo);
-    }
+    fn fill(&self, _: &mut Inputs, _: &mut LocalFlags) {}
 }
 
 impl Fill for AuditImportArgs {

@@ -133,16 +133,24 @@ pub enum AuditTask {
     },
     Query {
         question: Option<String>,
-        since: Option<String>,
+        filter: AuditFilter,
         csv: bool,
     },
     Report {
         html: PathBuf,
-        since: Option<String>,
+        filter: AuditFilter,
     },
     Verify {
-        since: Option<String>,
+        filter: AuditFilter,
     },
+}
+
+/// `--repo` and `--since` of the questions: only what was given (a store may hold many
+/// repositories; `GITHUB_REPOSITORY` does not narrow it).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuditFilter {
+    pub repo: Option<String>,
+    pub since: Option<String>,
 }
 
 /// `council verify`: the file (the event's PR audit file when `None`), earlier files that
@@ -493,16 +501,23 @@ fn audit_task(command: cli::AuditCommand) -> AuditTask {
         },
         cli::AuditCommand::Query(a) => AuditTask::Query {
             question: a.question,
-            since: a.filter.since,
+            filter: audit_filter(a.filter),
             csv: a.csv,
         },
         cli::AuditCommand::Report(a) => AuditTask::Report {
             html: a.html.unwrap_or_default(),
-            since: a.filter.since,
+            filter: audit_filter(a.filter),
         },
         cli::AuditCommand::Verify(a) => AuditTask::Verify {
-            since: a.filter.since,
+            filter: audit_filter(a.filter),
         },
+    }
+}
+
+fn audit_filter(args: cli::AuditFilterArgs) -> AuditFilter {
+    AuditFilter {
+        repo: non_empty(args.repo),
+        since: non_empty(args.since),
     }
 }
 

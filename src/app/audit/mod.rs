@@ -22,7 +22,7 @@ use council_store::query::Filter;
 use council_store::url::DEFAULT_URL;
 use council_store::{DatabaseUrl, Store, StoreError};
 
-use crate::settings::{AuditTask, Settings};
+use crate::settings::{AuditFilter, AuditTask, Settings};
 use council_protocol::error::{Error, Outcome, Result};
 
 pub async fn run(settings: &Settings, task: &AuditTask) -> Result<Outcome> {
@@ -34,11 +34,11 @@ pub async fn run(settings: &Settings, task: &AuditTask) -> Result<Outcome> {
         } => sync::run(settings, ledger_authors, *full).await,
         AuditTask::Query {
             question,
-            since,
+            filter,
             csv,
-        } => query::run(settings, question.as_deref(), since.as_deref(), *csv).await,
-        AuditTask::Report { html, since } => report::run(settings, html, since.as_deref()).await,
-        AuditTask::Verify { since } => verify::run(settings, since.as_deref()).await,
+        } => query::run(settings, question.as_deref(), filter, *csv).await,
+        AuditTask::Report { html, filter } => report::run(settings, html, filter).await,
+        AuditTask::Verify { filter } => verify::run(settings, filter).await,
     }
 }
 
@@ -74,11 +74,18 @@ pub(crate) fn store_error(e: StoreError) -> Error {
     }
 }
 
-/// `--repo` and `--since` as the store filters.
-fn filter(settings: &Settings, since: Option<&str>) -> Result<Filter> {
+/// `--repo` and `--since` as the store filters them.
+fn filter(given: &AuditFilter) -> Result<Filter> {
+    if let Some(repo) = &given.repo
+        && council_github::RepoName::parse(repo).is_none()
+    {
+        return Err(Error::Usage(format!(
+            "--repo `{repo}` is not an owner/name repository"
+        )));
+    }
     Ok(Filter {
-        repository: settings.repo.clone(),
-        since_unix: since.map(parse_since).transpose()?,
+        repository: given.repo.clone(),
+        since_unix: given.since.as_deref().map(parse_since).transpose()?,
     })
 }
 

@@ -9,19 +9,19 @@ use serde_json::{Map, Value, json};
 
 use super::table::{Cell, Table};
 use super::{filter, open_default, store_error};
-use crate::settings::Settings;
+use crate::settings::{AuditFilter, Settings};
 
 pub async fn run(
     settings: &Settings,
     question: Option<&str>,
-    since: Option<&str>,
+    given: &AuditFilter,
     csv: bool,
 ) -> Result<Outcome> {
     let questions = match question {
         None => Question::ALL.to_vec(),
         Some(name) => vec![Question::parse(name).ok_or_else(|| unknown(name))?],
     };
-    let filter = filter(settings, since)?;
+    let filter = filter(given)?;
     let mut store = open_default(settings).await?;
     let mut json_out = Map::new();
     json_out.insert("database".into(), json!(store.shown()));

@@ -8,10 +8,10 @@ use council_store::report::render_html;
 use super::{filter, open_default, store_error};
 use crate::app::{display_path, now};
 use crate::runner::Level;
-use crate::settings::Settings;
+use crate::settings::{AuditFilter, Settings};
 
-pub async fn run(settings: &Settings, dir: &Path, since: Option<&str>) -> Result<Outcome> {
-    let filter = filter(settings, since)?;
+pub async fn run(settings: &Settings, dir: &Path, given: &AuditFilter) -> Result<Outcome> {
+    let filter = filter(given)?;
     let mut store = open_default(settings).await?;
     let data = store
         .report_data(&filter, &now())

@@ -5,10 +5,10 @@ use serde_json::json;
 
 use super::{filter, open_default, store_error};
 use crate::runner::Level;
-use crate::settings::Settings;
+use crate::settings::{AuditFilter, Settings};
 
-pub async fn run(settings: &Settings, since: Option<&str>) -> Result<Outcome> {
-    let filter = filter(settings, since)?;
+pub async fn run(settings: &Settings, given: &AuditFilter) -> Result<Outcome> {
+    let filter = filter(given)?;
     let mut store = open_default(settings).await?;
     let key = settings.hmac_key.as_ref().map(|k| k.expose().as_bytes());
     let verdicts = store

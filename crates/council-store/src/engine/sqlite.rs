@@ -11,6 +11,9 @@ use rusqlite::{Connection, OpenFlags};
 use super::{Cell, Param, Row};
 use crate::StoreError;
 
+/// How long a writer waits for another (an action step and a sync on one file).
+const LOCK_WAIT: Duration = Duration::from_secs(30);
+
 pub struct Sqlite {
     conn: Connection,
 }
@@ -42,16 +45,28 @@ impl Sqlite {
         )
         .map_err(fail)?;
         // Another process writing (an action step and a sync) waits, up to a bound.
-        conn.busy_timeout(Duration::from_secs(30)).map_err(fail)?;
+        conn.busy_timeout(LOCK_WAIT).map_err(fail)?;
         // WAL lets readers (a report) go on while a sync writes; NORMAL is durable at
-        // every checkpoint and safe against corruption in WAL mode.
-        conn.execute_batch(
-            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
-        )
-        .map_err(|e| StoreError::Connect {
-            url: shown.clone(),
-            message: not_a_database(e),
-        })?;
+        // every checkpoint and safe against corruption in WAL mode. Switching a new file
+        // to WAL needs it alone for a moment, and SQLite answers "locked" at once, without
+        // the busy timeout, while another process does the same: wait and try again.
+        let pragmas =
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;";
+        let started = std::time::Instant::now();
+        loop {
+            match conn.execute_batch(pragmas) {
+                Ok(()) => break,
+                Err(e) if is_busy(&e) && started.elapsed() < LOCK_WAIT => {
+                    std::thread::sleep(Duration::from_millis(25));
+                }
+                Err(e) => {
+                    return Err(StoreError::Connect {
+                        url: shown.clone(),
+                        message: not_a_database(e),
+                    });
+                }
+            }
+        }
         Ok(Sqlite { conn })
     }
 
@@ -99,6 +114,13 @@ fn value(param: &Param<'_>) -> Value {
         Param::Text(Some(t)) => Value::Text(t.to_string()),
         Param::Int(None) | Param::Real(None) | Param::Text(None) => Value::Null,
     }
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 fn db(e: rusqlite::Error) -> StoreError {
