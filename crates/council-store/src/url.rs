@@ -247,7 +247,7 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<DatabaseUrl, StoreError> {
-        DatabaseUrl::parse(text, Path::new("/work"))
+        DatabaseUrl::parse(text, Path::new("/srv/checkout"))
     }
 
     #[test]
@@ -255,7 +255,7 @@ mod tests {
         assert_eq!(
             parse(DEFAULT_URL).unwrap(),
             DatabaseUrl::Sqlite {
-                path: PathBuf::from("/work/council-audit.db")
+                path: PathBuf::from("/srv/checkout/council-audit.db")
             }
         );
         assert_eq!(
@@ -264,7 +264,7 @@ mod tests {
         );
         assert_eq!(
             parse("sqlite:audit/a.db").unwrap().shown(),
-            "sqlite:///work/audit/a.db"
+            "sqlite:///srv/checkout/audit/a.db"
         );
         assert!(parse("sqlite://").is_err());
         assert!(parse("sqlite://a.db?mode=ro").is_err());
