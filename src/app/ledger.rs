@@ -10,7 +10,8 @@ use super::effects::{Executor, read_only};
 use super::marked_comment::{self, FindError};
 use crate::settings::Settings;
 use council_github::artifact::{
-    DownloadOptions, Downloaded, PassedOver, Provenance, download_first, download_trusted,
+    ArtifactError, DownloadOptions, Downloaded, PassedOver, Provenance, download_first,
+    download_trusted,
 };
 use council_github::{ApiError, Comment, GitHub, RepoName};
 use council_protocol::audit::adopt::{Adopted, Found, Rejected, Subject, adopt, reset_message};
@@ -370,21 +371,19 @@ impl Ledger<'_> {
     /// pull request's and verifies. Taking one is always said in a warning: it is what
     /// an attacker who deleted the comment would want the run to do.
     async fn previous_artifacts(&self, gh: &GitHub, out: &mut Persisted) -> Fallback {
-        let options = self.artifact_options();
-        let mut rejected = Vec::new();
-        let result = download_trusted(gh, self.pr.number, &options, ARTIFACTS_TRIED, |found| {
-            let adopted = self.adopt(vec![Found {
-                source: artifact_source(found),
-                parsed: stored_from_file(&found.json),
-            }]);
-            match adopted.verified.into_iter().next() {
-                Some(stored) => Some((stored, artifact_source(found))),
-                None => {
-                    rejected.extend(adopted.rejected);
-                    None
-                }
-            }
-        })
+        let context_id = context_id(self.pr.number);
+        let repository = self.repo.full();
+        let subject = Subject {
+            context_id: &context_id,
+            repository: &repository,
+        };
+        let (result, rejected) = newest_adopted_artifact(
+            gh,
+            self.pr.number,
+            &self.artifact_options(),
+            self.key(),
+            &subject,
+        )
         .await;
         out.warnings.extend(rejected.iter().map(Rejected::warning));
         match result {
@@ -392,7 +391,7 @@ impl Ledger<'_> {
                 if !passed.is_empty() {
                     out.notes.push(Message::new().text(passed_over(&passed)));
                 }
-                let stored = taken.map(|(stored, source)| {
+                let stored = taken.map(|TakenArtifact { stored, source, .. }| {
                     out.warnings.push(format!(
                         "no Context Object comment could be adopted: the ledger continues \
                          from {source}, whose object is this pull request's and verifies{}",
@@ -471,6 +470,55 @@ impl Ledger<'_> {
         }
         context
     }
+}
+
+/// An artifact whose object was adopted: the object, where it came from, its bytes.
+pub(crate) struct TakenArtifact {
+    pub stored: Stored,
+    pub source: String,
+    pub json: Vec<u8>,
+}
+
+/// The artifact a run, a tool or a sync falls back to: the newest `audit-PR-<n>` ones that
+/// `options` admits, downloaded one by one (at most [`ARTIFACTS_TRIED`]) until `adopt`
+/// takes one's object (this pull request's, and it verifies); with the artifacts passed
+/// over for their provenance. What was rejected on the way is returned even when a
+/// later request failed.
+pub(crate) async fn newest_adopted_artifact(
+    gh: &GitHub,
+    pr: u64,
+    options: &DownloadOptions,
+    key: Option<&[u8]>,
+    subject: &Subject<'_>,
+) -> (
+    Result<(Option<TakenArtifact>, Vec<PassedOver>), ArtifactError>,
+    Vec<Rejected>,
+) {
+    let mut rejected = Vec::new();
+    let result = download_trusted(gh, pr, options, ARTIFACTS_TRIED, |found| {
+        let source = artifact_source(found);
+        let mut adopted = adopt(
+            vec![Found {
+                source: source.clone(),
+                parsed: stored_from_file(&found.json),
+            }],
+            key,
+            subject,
+        );
+        match adopted.verified.pop() {
+            Some(stored) => Some(TakenArtifact {
+                stored,
+                source,
+                json: found.json.clone(),
+            }),
+            None => {
+                rejected.append(&mut adopted.rejected);
+                None
+            }
+        }
+    })
+    .await;
+    (result, rejected)
 }
 
 /// An artifact as messages name it: its id, name and the run that uploaded it.

@@ -9,12 +9,12 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use super::{client, decode, repo};
-use crate::app::ledger::{ARTIFACTS_TRIED, artifact_source, passed_over, stored_from_file};
+use crate::app::ledger::{TakenArtifact, newest_adopted_artifact, passed_over};
 use crate::app::marked_comment::{self, FindError};
 use crate::app::verify::verify_files;
 use crate::settings::{Settings, VerifyOptions};
 use council_github::ApiError;
-use council_github::artifact::{DownloadOptions, Provenance, download_trusted};
+use council_github::artifact::{DownloadOptions, Provenance};
 use council_protocol::audit::adopt::{Adopted, Found, Subject, adopt};
 use council_protocol::audit::context::context_id;
 use council_protocol::audit::derive::derive;
@@ -268,26 +268,8 @@ async fn from_artifacts(
         },
         ..DownloadOptions::default()
     };
-    let mut rejected = Vec::new();
-    let result = download_trusted(gh, pr, &options, ARTIFACTS_TRIED, |found| {
-        let source = artifact_source(found);
-        let mut taken = adopt(
-            vec![Found {
-                source: source.clone(),
-                parsed: stored_from_file(&found.json),
-            }],
-            key(settings),
-            subject,
-        );
-        match taken.verified.pop() {
-            Some(stored) => Some((stored, source)),
-            None => {
-                rejected.append(&mut taken.rejected);
-                None
-            }
-        }
-    })
-    .await;
+    let (result, rejected) =
+        newest_adopted_artifact(gh, pr, &options, key(settings), subject).await;
     adopted.rejected.extend(rejected);
     let mut notes = Vec::new();
     match result {
@@ -295,7 +277,7 @@ async fn from_artifacts(
             if !passed.is_empty() {
                 notes.push(passed_over(&passed));
             }
-            if let Some((stored, source)) = taken {
+            if let Some(TakenArtifact { stored, source, .. }) = taken {
                 adopted.verified.push(stored);
                 return Ok(Ledger {
                     adopted,
