@@ -105,22 +105,10 @@ async fn import_file(
         Ok(_) => {}
         Err(Error::Tampered(problem)) => {
             let (repository, context_id) = claimed_subject(&text);
-            store
+            return store
                 .refuse(&repository, &context_id, shown, &problem, Some(&text), &at)
                 .await
-                .map_err(store_error)?;
-            return Ok(Imported {
-                repository,
-                context_id,
-                pr: 0,
-                source: shown.to_string(),
-                added: 0,
-                known: 0,
-                refused: Some(problem),
-                verification: council_store::Verification::Failed,
-                detail: None,
-                entries: 0,
-            });
+                .map_err(store_error);
         }
         Err(e) => return Err(e),
     }

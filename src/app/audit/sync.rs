@@ -18,19 +18,20 @@ use std::collections::HashSet;
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-use council_github::artifact::{DownloadOptions, Provenance, download_trusted};
+use council_github::artifact::{DownloadOptions, Provenance};
 use council_github::pulls::PullSummary;
 use council_github::{ApiError, Comment, GitHub};
 use council_protocol::agent_state::TrustConfig;
+use council_protocol::audit::adopt::{Found, Subject, adopt};
 use council_protocol::audit::context::context_id;
-use council_protocol::audit::stored::{self, MARKER, Stored};
+use council_protocol::audit::stored::{self, MARKER};
 use council_protocol::context_report::{comment::last_block, parse_report};
 use council_protocol::error::{Error, Outcome, Result};
-use council_store::{Imported, Offer, PrFacts, ReportRow, Store, Verification};
+use council_store::{Imported, Offer, PrFacts, ReportRow, Store, Verification, unix};
 use serde_json::json;
 
 use super::{open_default, store_error};
-use crate::app::ledger::{ARTIFACTS_TRIED, artifact_source, stored_from_file};
+use crate::app::ledger::{TakenArtifact, newest_adopted_artifact};
 use crate::app::{github_client, now, repository_of};
 use crate::runner::Level;
 use crate::settings::Settings;
@@ -209,143 +210,114 @@ impl Sync<'_> {
                     .any(|a| a.eq_ignore_ascii_case(c.author()))
             });
         tally.untrusted_ledger_comments += planted.len();
-        let mut last: Option<Imported> = None;
-        for comment in &ours {
-            let source = if comment.html_url.is_empty() {
-                format!("comment {}", comment.id)
-            } else {
-                comment.html_url.clone()
-            };
-            let imported = match stored::parse(comment.body()) {
-                Ok(found) => {
-                    self.import(store, &found, &source, &facts, comment.body(), pr.number)
-                        .await?
-                }
-                Err(e) => {
-                    self.refuse(store, pr.number, &source, &e.to_string(), comment.body())
-                        .await?
-                }
-            };
-            count(tally, &imported);
-            last = Some(imported);
-        }
-        // Stored, and whole: an artifact adds nothing (a pull request that reads `failed`
-        // for an earlier refusal stays so, whatever is read now).
-        let accepted = last
-            .as_ref()
-            .is_some_and(|i| i.refused.is_none() && i.verification != Verification::Partial);
-        if accepted {
-            return Ok("stored");
-        }
-        match self.newest_artifact(store, pr.number, &facts).await? {
-            Some(imported) => {
-                tally.from_artifacts += 1;
-                // The artifact completes the tail the comment held: the pull request is
-                // counted partial only if it still is.
-                if last
-                    .as_ref()
-                    .is_some_and(|i| i.refused.is_none() && i.verification == Verification::Partial)
-                {
-                    tally.partial = tally.partial.saturating_sub(1);
-                }
-                count(tally, &imported);
-                Ok("stored from an artifact")
-            }
-            None if ours.is_empty() => {
-                tally.without_ledger += 1;
-                Ok("no ledger")
-            }
-            None => Ok(match last.map(|i| i.verification) {
-                Some(Verification::Partial) => "partial",
-                _ => "refused",
-            }),
-        }
-    }
-
-    /// Stores an object found for pull request `pr`, after checking it is that pull
-    /// request's of this repository (a copy of another's is refused, and recorded).
-    async fn import(
-        &self,
-        store: &mut Store,
-        found: &Stored,
-        source: &str,
-        facts: &PrFacts,
-        document: &str,
-        pr: u64,
-    ) -> Result<Imported> {
-        let ctx = &found.context;
-        if ctx.repository != self.full_name || ctx.context_id != context_id(pr) {
-            let why = format!(
-                "it holds the Context Object of {} in {}, not of PR-{pr} in {}",
-                ctx.context_id, ctx.repository, self.full_name
-            );
-            return self.refuse(store, pr, source, &why, document).await;
-        }
-        let at = now();
-        let offer = Offer {
-            stored: found,
-            source,
-            key: self.key,
-            pr: Some(facts),
-            now: &at,
-            document: Some(document),
+        let id = context_id(pr.number);
+        let subject = Subject {
+            context_id: &id,
+            repository: self.full_name,
         };
-        store.import(&offer).await.map_err(store_error)
-    }
-
-    async fn refuse(
-        &self,
-        store: &mut Store,
-        pr: u64,
-        source: &str,
-        why: &str,
-        document: &str,
-    ) -> Result<Imported> {
-        let id = context_id(pr);
-        store
-            .refuse(self.full_name, &id, source, why, Some(document), &now())
-            .await
-            .map_err(store_error)?;
-        Ok(Imported {
-            repository: self.full_name.to_string(),
-            context_id: id,
-            pr,
-            source: source.to_string(),
-            added: 0,
-            known: 0,
-            refused: Some(why.to_string()),
-            verification: Verification::Failed,
-            detail: None,
-            entries: 0,
+        let mut imports = Vec::new();
+        for comment in &ours {
+            let found = Found {
+                source: if comment.html_url.is_empty() {
+                    format!("comment {}", comment.id)
+                } else {
+                    comment.html_url.clone()
+                },
+                parsed: stored::parse(comment.body()),
+            };
+            imports.push(
+                self.store(store, found, &subject, &facts, comment.body())
+                    .await?,
+            );
+        }
+        // Stored and whole: an artifact adds nothing (a pull request that reads `failed`
+        // for an earlier refusal stays so, whatever is read now).
+        let whole = imports
+            .last()
+            .is_some_and(|i| i.refused.is_none() && i.verification != Verification::Partial);
+        let mut from_artifact = false;
+        if !whole && let Some(taken) = self.newest_artifact(pr.number, &subject).await {
+            let text = String::from_utf8_lossy(&taken.json).into_owned();
+            let found = Found {
+                source: taken.source,
+                parsed: Ok(taken.stored),
+            };
+            imports.push(self.store(store, found, &subject, &facts, &text).await?);
+            from_artifact = true;
+        }
+        for i in &imports {
+            tally.entries_added += i.added;
+            tally.refused += usize::from(i.refused.is_some());
+        }
+        // What the pull request's stored ledger reads now, after all of it.
+        Ok(match imports.last() {
+            None => {
+                tally.without_ledger += 1;
+                "no ledger"
+            }
+            Some(i) if i.refused.is_some() => "refused",
+            Some(i) if i.verification == Verification::Partial => {
+                tally.partial += 1;
+                "partial"
+            }
+            Some(_) if from_artifact => {
+                tally.from_artifacts += 1;
+                "stored from an artifact"
+            }
+            Some(_) => "stored",
         })
     }
 
-    /// The newest `audit-PR-<n>` of the repository's own runs (never a fork's) whose
-    /// object is this pull request's and verifies, stored.
-    async fn newest_artifact(
+    /// Stores an object found for this pull request when `adopt` takes it (it is this
+    /// pull request's of this repository, and it verifies), else records why not.
+    async fn store(
         &self,
         store: &mut Store,
-        pr: u64,
+        found: Found,
+        subject: &Subject<'_>,
         facts: &PrFacts,
-    ) -> Result<Option<Imported>> {
+        document: &str,
+    ) -> Result<Imported> {
+        let at = now();
+        let source = found.source.clone();
+        let mut adopted = adopt(vec![found], self.key, subject);
+        let imported = match adopted.verified.pop() {
+            Some(stored) => {
+                let offer = Offer {
+                    stored: &stored,
+                    source: &source,
+                    key: self.key,
+                    pr: Some(facts),
+                    now: &at,
+                    document: Some(document),
+                };
+                store.import(&offer).await
+            }
+            None => {
+                let why = adopted
+                    .rejected
+                    .pop()
+                    .map_or_else(|| "it was not adopted".to_string(), |r| r.why);
+                let (repository, id) = (subject.repository, subject.context_id);
+                store
+                    .refuse(repository, id, &source, &why, Some(document), &at)
+                    .await
+            }
+        };
+        imported.map_err(store_error)
+    }
+
+    /// The newest `audit-PR-<n>` of the repository's own runs (never a fork's) whose
+    /// object this pull request's ledger would adopt.
+    async fn newest_artifact(&self, pr: u64, subject: &Subject<'_>) -> Option<TakenArtifact> {
         let options = DownloadOptions {
             provenance: Provenance::OwnRuns {
                 repository_id: self.settings.repository_id,
             },
             ..DownloadOptions::default()
         };
-        let id = context_id(pr);
-        let found = download_trusted(self.gh, pr, &options, ARTIFACTS_TRIED, |artifact| {
-            let stored = stored_from_file(&artifact.json).ok()?;
-            let ours =
-                stored.context.repository == self.full_name && stored.context.context_id == id;
-            (ours && stored.verify(self.key).is_ok()).then(|| {
-                let text = String::from_utf8_lossy(&artifact.json).into_owned();
-                (stored, artifact_source(artifact), text)
-            })
-        })
-        .await;
-        let taken = match found {
+        let (result, _) = newest_adopted_artifact(self.gh, pr, &options, self.key, subject).await;
+        match result {
             Ok((taken, _)) => taken,
             // Artifacts that cannot be listed (no `actions: read`, expired) leave the
             // comment's word as the record.
@@ -357,13 +329,6 @@ impl Sync<'_> {
                 );
                 None
             }
-        };
-        match taken {
-            Some((stored, source, text)) => Ok(Some(
-                self.import(store, &stored, &source, facts, &text, pr)
-                    .await?,
-            )),
-            None => Ok(None),
         }
     }
 
@@ -403,21 +368,6 @@ impl Sync<'_> {
             .await
             .map_err(store_error)
     }
-}
-
-fn count(tally: &mut Tally, imported: &Imported) {
-    tally.entries_added += imported.added;
-    if imported.refused.is_some() {
-        tally.refused += 1;
-    } else if imported.verification == Verification::Partial {
-        tally.partial += 1;
-    }
-}
-
-fn unix(text: &str) -> Option<i64> {
-    chrono::DateTime::parse_from_rfc3339(text)
-        .ok()
-        .map(|t| t.timestamp())
 }
 
 /// `a` is a later time than `b` (text that is not a time counts as earlier).

@@ -156,8 +156,9 @@ impl Store {
         }
     }
 
-    /// Records a document that could not even be read as a Context Object (not JSON,
-    /// a duplicate member, cut short): `repository` and `context_id` as far as known.
+    /// Records why a document is refused before it could be offered (not JSON, a
+    /// duplicate member, cut short, not this pull request's): `repository` and
+    /// `context_id` as far as known. What it says of the pull request's stored ledger.
     pub async fn refuse(
         &mut self,
         repository: &str,
@@ -166,24 +167,75 @@ impl Store {
         problem: &str,
         document: Option<&str>,
         now: &str,
-    ) -> Result<(), StoreError> {
-        let context = context_row(&mut self.conn, repository, context_id).await?;
-        let failure = Failure {
-            context,
+    ) -> Result<Imported, StoreError> {
+        let refusal = Refusal {
             repository,
             context_id,
+            pr: context_id
+                .strip_prefix("PR-")
+                .and_then(|n| n.parse().ok())
+                .unwrap_or(0),
             source,
-            conflict: None,
             problem,
             document,
             now,
         };
-        failure.record(&mut self.conn).await?;
-        if let Some(id) = context {
-            refresh(&mut self.conn, id, false, now).await?;
+        self.conn.begin().await?;
+        match refuse_in(&mut self.conn, &refusal).await {
+            Ok(imported) => {
+                self.conn.commit().await?;
+                Ok(imported)
+            }
+            Err(e) => {
+                self.conn.rollback().await;
+                Err(e)
+            }
         }
-        Ok(())
     }
+}
+
+/// An object refused before any of its entries is looked at.
+struct Refusal<'a> {
+    repository: &'a str,
+    context_id: &'a str,
+    pr: u64,
+    source: &'a str,
+    problem: &'a str,
+    document: Option<&'a str>,
+    now: &'a str,
+}
+
+/// Records the refusal, and what the pull request's stored ledger now reads.
+async fn refuse_in(conn: &mut Conn, r: &Refusal<'_>) -> Result<Imported, StoreError> {
+    let context = context_row(conn, r.repository, r.context_id).await?;
+    Failure {
+        context,
+        repository: r.repository,
+        context_id: r.context_id,
+        source: r.source,
+        conflict: None,
+        problem: r.problem,
+        document: r.document,
+        now: r.now,
+    }
+    .record(conn)
+    .await?;
+    let mut imported = Imported {
+        repository: r.repository.to_string(),
+        context_id: r.context_id.to_string(),
+        pr: r.pr,
+        source: r.source.to_string(),
+        added: 0,
+        known: 0,
+        refused: Some(r.problem.to_string()),
+        verification: Verification::Failed,
+        detail: None,
+        entries: 0,
+    };
+    if let Some(id) = context {
+        fill(&mut imported, refresh(conn, id, false, r.now).await?);
+    }
+    Ok(imported)
 }
 
 async fn import_in(conn: &mut Conn, offer: &Offer<'_>) -> Result<Imported, StoreError> {
@@ -205,24 +257,16 @@ async fn import_in(conn: &mut Conn, offer: &Offer<'_>) -> Result<Imported, Store
         Ok(_) => offer.stored.verify(offer.key).err().map(|e| e.to_string()),
     };
     if let Some(problem) = problem {
-        let context = context_row(conn, &ctx.repository, &ctx.context_id).await?;
-        Failure {
-            context,
+        let refusal = Refusal {
             repository: &ctx.repository,
             context_id: &ctx.context_id,
+            pr: ctx.subject.id,
             source: offer.source,
-            conflict: None,
             problem: &problem,
             document: offer.document,
             now: offer.now,
-        }
-        .record(conn)
-        .await?;
-        if let Some(id) = context {
-            fill(&mut imported, refresh(conn, id, false, offer.now).await?);
-        }
-        imported.refused = Some(problem);
-        return Ok(imported);
+        };
+        return refuse_in(conn, &refusal).await;
     }
     let id = ensure_context(conn, ctx, offer).await?;
     let first = offer.stored.omitted.count as u64;
@@ -459,8 +503,8 @@ impl StoredEntry {
     }
 }
 
-/// Unix seconds of an RFC 3339 time.
-pub(crate) fn unix(text: &str) -> Option<i64> {
+/// Unix seconds of an RFC 3339 time, as the store keeps times beside their text.
+pub fn unix(text: &str) -> Option<i64> {
     chrono::DateTime::parse_from_rfc3339(text)
         .ok()
         .map(|t| t.timestamp())
