@@ -2,6 +2,7 @@
 
 mod audit;
 mod audit_file;
+pub(crate) mod columns;
 mod context;
 mod effects;
 mod facts;

@@ -84,52 +84,13 @@ impl Table {
 
     /// Columns padded to their widest cell (in characters); numbers right-aligned.
     pub fn plain(&self) -> String {
-        let shown: Vec<Vec<String>> = self
-            .rows
-            .iter()
-            .map(|r| r.iter().map(Cell::shown).collect())
-            .collect();
-        let widths: Vec<usize> = self
-            .columns
-            .iter()
-            .enumerate()
-            .map(|(i, c)| {
-                shown
-                    .iter()
-                    .map(|r| r.get(i).map_or(0, |s| s.chars().count()))
-                    .chain(std::iter::once(c.chars().count()))
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        let line = |cells: Vec<(String, bool)>| -> String {
-            let padded: Vec<String> = cells
-                .into_iter()
-                .zip(&widths)
-                .map(|((s, right), w)| {
-                    let pad = " ".repeat(w.saturating_sub(s.chars().count()));
-                    if right {
-                        format!("{pad}{s}")
-                    } else {
-                        format!("{s}{pad}")
-                    }
-                })
-                .collect();
-            padded.join("  ").trim_end().to_string()
-        };
-        let mut out = line(
-            self.columns
-                .iter()
-                .map(|c| (c.to_string(), false))
-                .collect(),
-        );
-        out.push('\n');
-        for (row, cells) in self.rows.iter().zip(shown) {
-            let right = row.iter().map(|c| matches!(c, Cell::Number(_)));
-            out.push_str(&line(cells.into_iter().zip(right).collect()));
-            out.push('\n');
+        let mut rows = vec![self.columns.iter().map(|c| c.to_string()).collect()];
+        let mut right = vec![Vec::new()];
+        for row in &self.rows {
+            rows.push(row.iter().map(Cell::shown).collect());
+            right.push(row.iter().map(|c| matches!(c, Cell::Number(_))).collect());
         }
-        out
+        crate::app::columns::aligned_with(&rows, "", &right)
     }
 }
 

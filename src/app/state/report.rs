@@ -5,6 +5,7 @@
 use serde_json::{Value, json};
 
 use super::read::{Latest, MAX_COMMENTS};
+use crate::app::columns::aligned;
 use council_protocol::agent_state::v21::{self, Metrics, PlanItem, PlanStatus};
 use council_protocol::agent_state::{AgentState, WarningKind};
 use council_protocol::render::text::{Message, cell, escape_inline, literal, visible};
@@ -306,35 +307,6 @@ pub(super) fn push_plain_fields(
     out.push_str(&aligned(&rows, "  "));
 }
 
-/// Rows as lines under `indent`, two spaces between columns; every column but the last
-/// padded to its widest cell, counted in characters (what a terminal shows of the names
-/// and origins, which are ASCII, and of any other text but the widest scripts).
-pub(super) fn aligned(rows: &[Vec<String>], indent: &str) -> String {
-    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let mut widths = vec![0; columns];
-    for row in rows {
-        for (i, cell) in row.iter().enumerate().take(row.len().saturating_sub(1)) {
-            widths[i] = widths[i].max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for row in rows {
-        let mut line = indent.to_string();
-        for (i, cell) in row.iter().enumerate() {
-            if i + 1 < row.len() {
-                let pad = widths[i] - cell.chars().count();
-                line.push_str(cell);
-                line.push_str(&" ".repeat(pad + 2));
-            } else {
-                line.push_str(cell);
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
-}
-
 pub fn state_json(state: &AgentState) -> Value {
     let memory = state.memory.as_ref().map(|m| {
         m.to_value()
@@ -431,15 +403,5 @@ mod tests {
           metrics        carried over               -
           other                                     <reviewer_notes>…
         ");
-    }
-
-    #[test]
-    fn columns_are_as_wide_as_their_widest_cell_in_characters() {
-        let rows = vec![
-            vec!["ä".to_string(), "x".to_string()],
-            vec!["long_name".to_string(), "y".to_string()],
-            vec!["é".to_string()],
-        ];
-        assert_eq!(aligned(&rows, ""), "ä          x\nlong_name  y\né\n");
     }
 }
