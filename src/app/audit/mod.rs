@@ -8,6 +8,7 @@
 //! store or GitHub failed.
 
 mod import;
+mod progress;
 mod query;
 mod record;
 mod report;

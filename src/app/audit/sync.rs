@@ -15,8 +15,6 @@
 //! update; `--full` reads every pull request again.
 
 use std::collections::HashSet;
-use std::io::{IsTerminal, Write};
-use std::time::{Duration, Instant};
 
 use council_github::artifact::{DownloadOptions, Provenance};
 use council_github::pulls::PullSummary;
@@ -30,6 +28,7 @@ use council_protocol::error::{Error, Outcome, Result};
 use council_store::{Imported, Offer, PrFacts, ReportRow, Store, Verification, unix};
 use serde_json::json;
 
+use super::progress::Progress;
 use super::{open_default, store_error};
 use crate::app::ledger::{TakenArtifact, newest_adopted_artifact};
 use crate::app::{github_client, now, repository_of};
@@ -442,54 +441,5 @@ fn tell(settings: &Settings, store: &Store, repo: &str, t: &Tally, requests: u32
             .annotate(Level::Notice, "council audit sync", &line);
     } else {
         println!("{line}");
-    }
-}
-
-/// A progress line on a terminal's stderr, redrawn at most ten times a second.
-struct Progress {
-    total: usize,
-    done: usize,
-    shown: Option<Instant>,
-    on: bool,
-}
-
-impl Progress {
-    fn new(settings: &Settings, total: usize) -> Progress {
-        Progress {
-            total,
-            done: 0,
-            shown: None,
-            on: !settings.in_actions && std::io::stderr().is_terminal() && total > 0,
-        }
-    }
-
-    fn step(&mut self) {
-        self.done += 1;
-        if !self.on
-            || self
-                .shown
-                .is_some_and(|t| t.elapsed() < Duration::from_millis(100))
-        {
-            return;
-        }
-        self.shown = Some(Instant::now());
-        let width = 30;
-        let filled = self.done * width / self.total.max(1);
-        let mut err = std::io::stderr();
-        let _ = write!(
-            err,
-            "\r[{}{}] {}/{} pull requests",
-            "#".repeat(filled),
-            " ".repeat(width - filled),
-            self.done,
-            self.total
-        );
-        let _ = err.flush();
-    }
-
-    fn done(&self) {
-        if self.on {
-            eprintln!("\r{}\r", " ".repeat(60));
-        }
     }
 }
