@@ -91,6 +91,15 @@ impl<'g> PrBuilder<'g> {
         self
     }
 
+    /// A new commit on the head branch whose diff is `files` (instead of the files so far).
+    pub fn push_with(self, sha: &str, files: Vec<PrFile>) -> Self {
+        self.world(|w| {
+            w.diffs.insert(sha.to_string(), files);
+            w.push_head(self.number, sha);
+        });
+        self
+    }
+
     /// The base branch; its head becomes the PR's base SHA.
     pub fn base(self, git_ref: &str) -> Self {
         self.world(|w| {

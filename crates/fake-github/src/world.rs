@@ -21,6 +21,9 @@ pub const DEFAULT_BRANCH: &str = "master";
 /// GitHub lists at most this many files of a pull request, however many changed.
 pub const MAX_LISTED_FILES: usize = 3_000;
 
+/// GitHub's compare endpoint lists at most this many files of a comparison.
+pub const MAX_COMPARE_FILES: usize = 300;
+
 #[derive(Default)]
 pub struct World {
     /// REST issue comments as GitHub returns them, plus an `issue` key to filter on.
@@ -43,6 +46,11 @@ pub struct World {
     /// Ref (branch name or SHA) → path → file text, for the contents API.
     pub files: BTreeMap<String, BTreeMap<String, String>>,
     pub pulls: BTreeMap<u64, PullRequest>,
+    /// Head commit SHA → the files it changes against its pull request's base: what
+    /// `compare/{base}...{sha}` lists. A pull request's own `files` are its current
+    /// head's; a head it moved away from keeps its files here, so that a push and a push
+    /// back restore them and a compare by SHA answers for any head it ever had.
+    pub diffs: BTreeMap<String, Vec<PrFile>>,
     /// Commit SHA → the check runs and statuses reported on it.
     pub commits: BTreeMap<String, CommitChecks>,
     /// Workflow run id → its jobs.
@@ -145,6 +153,15 @@ impl World {
             .find_map(|(name, _)| self.files.get(name).and_then(|f| f.get(path)))
     }
 
+    /// The files head commit `sha` changes: its own recorded diff, else the files of the
+    /// pull request whose head it is now. `None`: no commit the world knows.
+    pub fn diff_of(&self, sha: &str) -> Option<&[PrFile]> {
+        if let Some(pr) = self.pulls.values().find(|pr| pr.head_sha == sha) {
+            return Some(&pr.files);
+        }
+        self.diffs.get(sha).map(Vec::as_slice)
+    }
+
     pub fn checks_mut(&mut self, sha: &str) -> &mut CommitChecks {
         self.commits.entry(sha.to_string()).or_default()
     }
@@ -163,6 +180,16 @@ impl World {
             return;
         };
         let moved = pr.head_sha != sha;
+        if moved {
+            // The commit it leaves keeps its diff; the one it gets brings its own, when
+            // known (else the files stay as they were: a push that changes no file list).
+            self.diffs
+                .entry(pr.head_sha.clone())
+                .or_insert_with(|| pr.files.clone());
+            if let Some(files) = self.diffs.get(sha) {
+                pr.files.clone_from(files);
+            }
+        }
         pr.head_sha = sha.to_string();
         if !pr.fork {
             let head = pr.head_ref.clone();

@@ -1,11 +1,13 @@
-//! `GET /pulls/{n}/files`: the changed files, paginated, at most 3,000 listed in all
-//! (GitHub's limit: a review must notice that the list is cut, not trust it).
+//! The files of a diff: `GET /pulls/{n}/files` (the pull request's head as it is when
+//! asked, paginated, at most 3,000 listed in all) and `GET /compare/{base}...{head}` (the
+//! diff a head commit makes, by SHA or branch, at most 300 files, all on its first page:
+//! GitHub's limits, which a review must notice rather than trust).
 
 use serde_json::{Value, json};
 
 use super::{Answer, Ctx, Reply, encode, paginate};
 use crate::tokens::{Access, Scope};
-use crate::world::{MAX_LISTED_FILES, PrFile, World, fake_sha};
+use crate::world::{MAX_COMPARE_FILES, MAX_LISTED_FILES, PrFile, World, fake_sha};
 
 pub fn list(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
     ctx.need(world, Access::Read, &[Scope::PullRequests])?;
@@ -44,4 +46,43 @@ fn file_json(world: &World, f: &PrFile, head: &str) -> Value {
         v["previous_filename"] = previous.as_str().into();
     }
     v
+}
+
+/// `GET /compare/{base}...{head}`: the files `head` changes (see [`World::diff_of`]), with
+/// the comparison's commits; 404 for a head the world does not know, as GitHub answers
+/// an unknown commit. The world keeps no commit graph: every known head is one commit
+/// ahead of any base.
+pub fn compare(world: &mut World, ctx: &Ctx, basehead: &str) -> Reply {
+    ctx.need(world, Access::Read, &[Scope::Contents])?;
+    let Some((base, head)) = basehead.split_once("...") else {
+        return Err(Answer::not_found());
+    };
+    let (base, head) = (world.resolve(base), world.resolve(head));
+    let files = world.diff_of(&head).ok_or_else(Answer::not_found)?.to_vec();
+    let listed: Vec<Value> = files
+        .iter()
+        .take(MAX_COMPARE_FILES)
+        .map(|f| file_json(world, f, &head))
+        .collect();
+    let repo = &world.repo;
+    let commit = |sha: &str| {
+        json!({
+            "sha": sha,
+            "url": format!("{}/repos/{repo}/commits/{sha}", world.api),
+            "html_url": format!("https://github.com/{repo}/commit/{sha}"),
+        })
+    };
+    let identical = base == head;
+    Ok(Answer::ok(json!({
+        "url": format!("{}/repos/{repo}/compare/{basehead}", world.api),
+        "html_url": format!("https://github.com/{repo}/compare/{basehead}"),
+        "base_commit": commit(&base),
+        "merge_base_commit": commit(&base),
+        "status": if identical { "identical" } else { "ahead" },
+        "ahead_by": u64::from(!identical),
+        "behind_by": 0,
+        "total_commits": u64::from(!identical),
+        "commits": if identical { Vec::new() } else { vec![commit(&head)] },
+        "files": if identical { Vec::new() } else { listed },
+    })))
 }

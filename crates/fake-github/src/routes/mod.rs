@@ -425,6 +425,9 @@ fn repository(world: &mut World, ctx: &Ctx, rest: &[&str]) -> Reply {
         ("PATCH", ["pulls", n]) => pulls::update(world, ctx, number(n)?),
         ("PUT", ["pulls", n, "merge"]) => merge::merge(world, ctx, number(n)?),
         ("GET", ["pulls", n, "files"]) => files::list(world, ctx, number(n)?),
+        ("GET", ["compare", basehead @ ..]) if !basehead.is_empty() => {
+            files::compare(world, ctx, &basehead.join("/"))
+        }
         ("GET", ["pulls", n, "reviews"]) => reviews::list(world, ctx, number(n)?),
         ("GET", ["commits", sha, "pulls"]) => pulls::for_commit(world, ctx, sha),
         ("GET", ["commits", git_ref, "check-runs"]) => checks::runs(world, ctx, git_ref),
