@@ -21,9 +21,10 @@ use council_protocol::event::{Event, PullRequest};
 use council_protocol::gates::Verdict;
 use council_protocol::render::summary::{self, RunReport};
 use council_protocol::render::text::Message;
+use council_protocol::stage::effect::Merge;
 use council_protocol::stage::result::{entries, outcome};
 use council_protocol::stage::{
-    EffectReport, EffectResult, Output, Outputs, Stage, StageResult, Status,
+    Effect, EffectReport, EffectResult, Output, Outputs, Stage, StageResult, Status, release,
 };
 
 /// Everything a pull-request run acts with.
@@ -111,11 +112,83 @@ async fn perform_effects(
 ) -> Vec<Vec<EffectReport>> {
     let mut reports = Vec::with_capacity(results.len());
     for result in results.iter_mut() {
-        let done = executor.run(&result.effects).await;
+        let mut done = executor.run(&result.effects).await;
+        confirm_landing(executor, result, &mut done).await;
         settle_release(result, &done);
         reports.push(done);
     }
     reports
+}
+
+/// Right after a merge, where GitHub says it landed: the merge endpoint pins the head,
+/// never the base, so a pull request retargeted after the decision lands where no gate
+/// looked. That is a failed `target_policy` (replacing the verdict the decision was made
+/// with) and, with `release.rollback`, a revert; a base that cannot be read back is a
+/// failed effect, never taken on trust.
+async fn confirm_landing(
+    executor: &Executor<'_>,
+    result: &mut StageResult,
+    reports: &mut Vec<EffectReport>,
+) {
+    let merged: Vec<Merge> = result
+        .effects
+        .iter()
+        .zip(reports.iter())
+        .filter_map(|(effect, report)| match (effect, &report.result) {
+            (Effect::Merge(merge), EffectResult::Done(_)) => Some(merge.clone()),
+            _ => None,
+        })
+        .collect();
+    let Some(reader) = executor.gh.or(executor.release) else {
+        return;
+    };
+    for merge in merged {
+        let landed = match reader.get_pull(merge.number).await {
+            Ok(pull) => pull
+                .pointer("/base/ref")
+                .and_then(serde_json::Value::as_str)
+                .map(str::to_string),
+            Err(e) => {
+                reports.push(unconfirmed(&merge, &e.to_string()));
+                continue;
+            }
+        };
+        let Some(landed) = landed else {
+            reports.push(unconfirmed(&merge, "GitHub's answer names no base"));
+            continue;
+        };
+        let Some(misplaced) = release::misplaced(&merge, &landed) else {
+            continue;
+        };
+        match result
+            .gates
+            .iter_mut()
+            .find(|g| g.action == misplaced.gate.action)
+        {
+            Some(gate) => *gate = misplaced.gate,
+            None => result.gates.push(misplaced.gate),
+        }
+        if let Some(revert) = misplaced.revert {
+            reports.push(executor.perform(&revert).await.report);
+            result.effects.push(revert);
+        }
+    }
+}
+
+/// A merge whose base could not be read back: failed, so that someone looks.
+fn unconfirmed(merge: &Merge, why: &str) -> EffectReport {
+    EffectReport::new(
+        "action:merge",
+        EffectResult::Failed(
+            Message::new()
+                .text(format!(
+                    "merged #{}, but the base it landed on could not be read back ({why}): \
+                     check that it was merged into ",
+                    merge.number
+                ))
+                .value(&merge.base),
+        ),
+    )
 }
 
 /// This run's decisions and effects as a Context Object of its own entries, to be

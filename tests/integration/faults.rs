@@ -189,7 +189,7 @@ async fn drill_5xx_burst_within_the_retries_decides_as_if_nothing_happened() {
     );
     gh.fail_next(
         "GET",
-        "/pulls/7/files",
+        "/compare/",
         3,
         Fault::status(503, "Service Unavailable"),
     );

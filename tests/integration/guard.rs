@@ -63,7 +63,7 @@ async fn a_passing_pr_exits_0_after_the_policy_read_and_the_ledger() {
         gh.requests().await,
         vec![
             "GET /repos/Codertocat/Hello-World/contents/.github/council.yml",
-            "GET /repos/Codertocat/Hello-World/pulls/2/files",
+            "GET /repos/Codertocat/Hello-World/compare/f95f852bd8fca8fcc58a9a2d6c842781e32a215e...ec26c3e57ca3a959ca5aad62de7213c562f8c821",
             "GET /repos/Codertocat/Hello-World/pulls/2",
             "POST /repos/Codertocat/Hello-World/issues/2/labels",
             "POST /graphql",
@@ -72,7 +72,7 @@ async fn a_passing_pr_exits_0_after_the_policy_read_and_the_ledger() {
             "POST /repos/Codertocat/Hello-World/issues/2/comments",
             "GET /repos/Codertocat/Hello-World/issues/comments/5001",
         ],
-        "policy read, review's files, the head once more, the label, then the ledger: \
+        "policy read, review's diff by SHA, the head once more, the label, then the ledger: \
          identity, find, no comment so the previous artifacts, create, read back"
     );
     assert!(

@@ -12,6 +12,9 @@ use crate::support::artifacts::{self, Artifact};
 use crate::support::fake_github::FakeGitHub;
 use crate::support::{Council, fixture, pr_event};
 
+/// The head SHA of the bundled `pull_request` payloads.
+const FIXTURE_HEAD: &str = "ec26c3e57ca3a959ca5aad62de7213c562f8c821";
+
 const LEDGER: &str = "<!-- agent-council:ledger:v1 -->";
 
 fn ledgers(gh: &FakeGitHub) -> Vec<Value> {
@@ -245,7 +248,8 @@ fn runtime_token() -> String {
 async fn the_audit_file_is_uploaded_as_an_artifact() {
     let gh = FakeGitHub::start().await;
     gh.policy("develop", None).await;
-    gh.pr(2);
+    // The head the bundled payload names, so that review reads its diff by that SHA.
+    gh.pr(2).head("feature/devops/PBI-001-login", FIXTURE_HEAD);
     let results = results_service(200).await;
     let run = Council::action()
         .api(&gh.uri())
@@ -261,7 +265,7 @@ async fn the_audit_file_is_uploaded_as_an_artifact() {
     assert_eq!(run.output("artifact-id"), "4242");
     run.assert_no_secret(&runtime_token());
     assert!(run.summary.contains("audit-PR-2"), "{}", run.summary);
-    gh.expect_writes(&["POST /issues/2/comments"]);
+    gh.expect_writes(&["POST /issues/2/labels", "POST /issues/2/comments"]);
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -275,7 +279,7 @@ async fn a_failed_upload_is_exit_3_when_the_gates_passed_and_1_when_they_failed(
     ] {
         let gh = FakeGitHub::start().await;
         gh.policy("develop", None).await;
-        gh.pr(2);
+        gh.pr(2).head("feature/devops/PBI-001-login", FIXTURE_HEAD);
         let results = results_service(500).await;
         let run = Council::action()
             .api(&gh.uri())
@@ -291,7 +295,11 @@ async fn a_failed_upload_is_exit_3_when_the_gates_passed_and_1_when_they_failed(
             "the file stays on disk"
         );
         assert!(run.summary.contains("stays on disk"), "{}", run.summary);
-        gh.expect_writes(&["POST /issues/2/comments"]);
+        // The passing guard leads to an approving review, whose label comes first.
+        match want {
+            3 => gh.expect_writes(&["POST /issues/2/labels", "POST /issues/2/comments"]),
+            _ => gh.expect_writes(&["POST /issues/2/comments"]),
+        }
     }
 }
 

@@ -16,8 +16,16 @@ use crate::support::{Council, REPO, Run};
 const SHA: &str = "1111111111111111111111111111111111111111";
 const NEXT: &str = "2222222222222222222222222222222222222222";
 const ROLLUP: &str = "POST /graphql (PullRequestRollup)";
-/// Reading the head's diff for the review gates, once nothing else holds the merge.
-const FILES: &str = "workflow GET /pulls/7/files?per_page=100";
+/// Reading the head's diff for the review gates, once nothing else holds the merge: by
+/// SHA, from the base `develop` as the fake's builders make it.
+fn files() -> String {
+    format!(
+        "workflow GET /compare/{}...{SHA}?per_page=1",
+        crate::support::world::fake_sha("develop")
+    )
+}
+/// Right after the merge: where GitHub says it landed.
+const LANDED: &str = "workflow GET /pulls/7";
 /// A token that turns up in a pushed file.
 const LEAKED: &str = "ghp_Q7vLm2Xr9TnB4kWz8YdH3sJc6PfA1uEo5GiR";
 /// A policy on the default branch that lets feature branches in, with rollback on.
@@ -178,8 +186,9 @@ async fn a_green_approved_pull_request_is_merged_with_the_release_token() {
                 &format!("workflow GET /commits/{SHA}/pulls?per_page=100"),
                 "workflow GET /contents/.github/council.yml?ref=develop",
                 &format!("workflow {ROLLUP}"),
-                FILES,
+                &files(),
                 "release PUT /pulls/7/merge",
+                LANDED,
             ],
             &LEDGER_WRITE
         )
@@ -212,8 +221,9 @@ async fn a_green_approved_pull_request_is_merged_with_the_release_token() {
     assert_eq!(
         entries[2],
         format!(
-            "action:merge DONE: merged #7 (merge) as {}",
-            pr.merge_commit_sha.as_deref().unwrap()
+            "action:merge DONE: merged #7 (merge) into \"develop\" as {}, decided on base {} ← head 1111111",
+            pr.merge_commit_sha.as_deref().unwrap(),
+            &crate::support::world::fake_sha("develop")[..7],
         )
     );
     assert!(pr.merged);
@@ -503,7 +513,8 @@ async fn without_a_release_token_a_ready_pull_request_is_eligible_and_not_merged
     let (result, message) = merge_entry(&run).unwrap();
     assert_eq!(result, "SKIPPED");
     assert!(
-        message.starts_with("no `release-token`: would merge pull request #7 (merge)"),
+        message
+            .starts_with("no `release-token`: would merge pull request #7 into `develop` (merge)"),
         "{message}"
     );
     assert_eq!(run.audit(7)["state"]["release_status"], "ELIGIBLE");
@@ -636,7 +647,7 @@ async fn a_label_on_a_head_whose_review_fails_now_does_not_merge() {
         [
             "workflow GET /contents/.github/council.yml?ref=develop",
             &format!("workflow {ROLLUP}"),
-            FILES,
+            &files(),
             // The ledger: no comment yet, so the previous artifacts, then a new comment.
             "workflow GET /issues/7/comments?per_page=100",
             "workflow GET /actions/artifacts?name=audit-PR-7&per_page=100",
@@ -675,8 +686,9 @@ async fn its_own_running_job_does_not_block_the_merge() {
                 "workflow GET /contents/.github/council.yml?ref=develop",
                 &format!("workflow {ROLLUP}"),
                 "workflow GET /actions/runs/1001/jobs?per_page=100",
-                FILES,
+                &files(),
                 "release PUT /pulls/7/merge",
+                LANDED,
             ],
             &LEDGER_WRITE
         )
@@ -763,7 +775,7 @@ async fn a_dry_run_decides_and_writes_the_audit_file_but_calls_no_write() {
             &format!("workflow GET /commits/{SHA}/pulls?per_page=100"),
             "workflow GET /contents/.github/council.yml?ref=develop",
             &format!("workflow {ROLLUP}"),
-            FILES,
+            &files(),
             // The ledger, read to write the audit file (a dry run writes no comment).
             "workflow GET /issues/7/comments?per_page=100",
         ]
@@ -771,7 +783,10 @@ async fn a_dry_run_decides_and_writes_the_audit_file_but_calls_no_write() {
     let (result, message) = merge_entry(&run).unwrap();
     assert_eq!(
         (result.as_str(), message.as_str()),
-        ("SKIPPED", "dry run: would merge pull request #7 (merge)")
+        (
+            "SKIPPED",
+            "dry run: would merge pull request #7 into `develop` (merge)"
+        )
     );
     assert!(gh.take_writes().is_empty());
     gh.assert_all_writes_seen();

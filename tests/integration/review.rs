@@ -95,8 +95,8 @@ async fn a_docs_change_with_its_code_is_approved_and_labelled() {
     let audit = run.audit(7);
     assert_eq!(audit["state"]["review_status"], "APPROVED");
     assert_eq!(audit["gates"]["secret_scan"], "PASS");
-    // Guard and review together: the policy, one page of files and the head before the
-    // ledger.
+    // Guard and review together: the policy, the diff of the head by SHA and the head
+    // before the ledger.
     let before_ledger: Vec<String> = gh
         .call_lines()
         .into_iter()
@@ -106,12 +106,15 @@ async fn a_docs_change_with_its_code_is_approved_and_labelled() {
         before_ledger,
         [
             "GET /repos/Codertocat/Hello-World/contents/.github/council.yml?ref=develop",
-            "GET /repos/Codertocat/Hello-World/pulls/7/files?per_page=100",
-            // The head once more: the files were the head's the run is about.
+            &format!(
+                "GET /repos/Codertocat/Hello-World/compare/{}...{SHA}?per_page=1",
+                crate::support::world::fake_sha("develop")
+            ),
+            // The head once more: the label follows the newest head only.
             "GET /repos/Codertocat/Hello-World/pulls/7",
             "POST /repos/Codertocat/Hello-World/issues/7/labels",
         ],
-        "the policy, one page of files, the label: then the ledger"
+        "the policy, the diff, the head, the label: then the ledger"
     );
     gh.expect_writes(&["POST /issues/7/labels", "POST /issues/7/comments"]);
 }
@@ -254,7 +257,8 @@ async fn a_secret_being_removed_is_no_finding_an_added_one_is_and_its_value_goes
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn past_the_3000_file_cap_the_gates_that_could_not_see_every_file_fail_closed() {
+async fn past_the_300_file_cap_of_a_diff_by_commit_the_gates_that_could_not_see_every_file_fail_closed()
+ {
     let gh = world(
         DOCS_POLICY
             .replace("max_files: 100", "max_files: 5000")
@@ -263,20 +267,28 @@ async fn past_the_3000_file_cap_the_gates_that_could_not_see_every_file_fail_clo
     )
     .await;
     gh.pr(7)
-        .many_files(3_200)
+        .many_files(320)
         .file(PrFile::added("docs/api/x.md", "x"));
     let run = review_run(&gh).run().await;
     run.assert_code(1);
-    let pages = gh
+    let reads = gh
         .call_lines()
         .iter()
-        .filter(|c| c.contains("/pulls/7/files"))
+        .filter(|c| c.contains("/compare/") || c.contains("/files"))
         .count();
-    assert_eq!(pages, 30, "100 a page, up to GitHub's cap");
+    assert_eq!(
+        reads, 1,
+        "one read: GitHub's compare lists its 300 files at once"
+    );
     let audit = run.audit(7);
     assert_eq!(audit["gates"]["secret_scan"], "FAIL");
     assert_eq!(audit["gates"]["doc_coverage"], "FAIL");
-    assert!(run.summary.contains("3,000"), "{}", run.summary);
+    assert!(
+        run.summary
+            .contains("GitHub lists at most 300 files of a diff read by commit"),
+        "{}",
+        run.summary
+    );
     gh.expect_writes(&["POST /issues/7/comments"]);
 }
 

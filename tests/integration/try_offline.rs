@@ -114,7 +114,7 @@ async fn the_walkthrough_runs_every_command_against_the_example_world() {
         "guard PASS on #1",
         "review APPROVED on #1",
         "release ELIGIBLE on #1",
-        "would merge pull request #1 (squash)",
+        "would merge pull request #1 into `develop` (squash)",
         "release MERGED on #1",
         "guard FAIL on #2",
         "progress       task list: 2 of 4 checked  50",

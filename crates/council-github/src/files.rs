@@ -1,19 +1,31 @@
-//! The files of a pull request's diff as GitHub lists them.
+//! The files of a diff between two commits, as GitHub's compare endpoint lists them.
+//!
+//! A decision about a pull request is a decision about two commits: review and release
+//! read the diff of `base...head` by SHA, never "the pull request's files", which GitHub
+//! answers for whatever the head is at the moment of asking (a push and a push back
+//! between two reads would go unseen).
 
 use serde::Deserialize;
 
 use super::client::{ApiError, GitHub};
 use council_protocol::review::diff::FileChange;
 
-/// GitHub lists at most 3,000 files of a pull request, 100 per page.
-pub const MAX_FILE_PAGES: usize = 30;
+/// GitHub's compare endpoint lists at most this many files of a comparison, all on its
+/// first page, whatever the paging parameters say.
+pub const MAX_COMPARE_FILES: usize = council_protocol::review::diff::LISTED_FILES_CAP as usize;
 
-/// The files GitHub lists for a pull request, and whether its list stopped short.
+/// The files of a diff, and whether the list stopped short of the whole diff.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Listed {
     pub files: Vec<FileChange>,
     /// GitHub's cap was reached: files beyond it were not seen.
     pub capped: bool,
+}
+
+#[derive(Debug, Deserialize)]
+struct Comparison {
+    #[serde(default)]
+    files: Vec<RawFile>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -32,20 +44,21 @@ struct RawFile {
 }
 
 impl GitHub {
-    /// The files of a pull request's diff, in as few requests as GitHub allows (100 a
-    /// page, 30 pages at most).
-    pub async fn list_files(&self, number: u64) -> Result<Listed, ApiError> {
-        let url = self.repo_path(&format!("/pulls/{number}/files?per_page=100"));
-        let (pages, more): (Vec<Vec<RawFile>>, bool) = self
-            .get_pages_upto(
-                &format!("listing the files of #{number}"),
-                url,
-                MAX_FILE_PAGES,
-            )
-            .await?;
-        let files: Vec<FileChange> = pages
+    /// The files changed from the merge base of `base` and `head` to `head` (three-dot
+    /// compare, what a pull request shows), both named by SHA so that the answer cannot
+    /// change under the reader. One request: `per_page=1` keeps the commit list short,
+    /// and the files come whole on the first page (at most [`MAX_COMPARE_FILES`]).
+    pub async fn compare_files(&self, base: &str, head: &str) -> Result<Listed, ApiError> {
+        let what = format!("reading the diff {}...{}", short(base), short(head));
+        let url = self.repo_path(&format!(
+            "/compare/{}...{}?per_page=1",
+            super::rest::encode(base),
+            super::rest::encode(head)
+        ));
+        let comparison: Comparison = self.get(&what, &url, None).await?.json(&what)?;
+        let files: Vec<FileChange> = comparison
+            .files
             .into_iter()
-            .flatten()
             .map(|f| FileChange {
                 path: f.filename,
                 status: f.status,
@@ -55,7 +68,11 @@ impl GitHub {
                 patch: f.patch,
             })
             .collect();
-        let capped = more || files.len() >= MAX_FILE_PAGES * 100;
+        let capped = files.len() >= MAX_COMPARE_FILES;
         Ok(Listed { files, capped })
     }
+}
+
+fn short(sha: &str) -> &str {
+    sha.get(..7).unwrap_or(sha)
 }

@@ -51,7 +51,7 @@ $number: Int!, $first: Int!, $after: String, $merged: Boolean!) {
       id number title body url state isDraft merged
       author { login __typename }
       mergedBy { login __typename }
-      headRefName headRefOid baseRefName
+      headRefName headRefOid baseRefName baseRefOid
       changedFiles additions deletions
       mergeable {optional:mergeStateStatus} {optional:isInMergeQueue}
       {optional:autoMergeRequest}
@@ -180,6 +180,8 @@ pub struct RollupPr {
     pub head_ref_name: String,
     pub head_ref_oid: String,
     pub base_ref_name: String,
+    /// The base branch's head now: what the diff of the decision is read against.
+    pub base_ref_oid: String,
     pub changed_files: Option<u64>,
     pub additions: Option<u64>,
     pub deletions: Option<u64>,

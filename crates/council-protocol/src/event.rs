@@ -26,7 +26,7 @@ pub struct PullRequest {
     pub draft: bool,
     pub labels: Vec<String>,
     pub html_url: String,
-    /// Totals GitHub computed over the whole diff (the files list stops at 3,000).
+    /// Totals GitHub computed over the whole diff (a list of its files may stop short).
     pub changed_files: Option<u64>,
     pub additions: Option<u64>,
     pub deletions: Option<u64>,

@@ -269,27 +269,33 @@ async fn apply(gh: &GitHub, effect: &Effect) -> Result<Applied, Failure> {
                 Err(e) => return Err(e.into()),
             })
         }
-        Effect::Merge {
-            number,
-            sha,
-            method,
-        } => Applied::result(match gh.merge_pull(*number, sha, *method).await {
-            Ok(merged) => done(Message::new().text(format!(
-                "merged #{number} ({}) as {merged}",
-                method.as_str()
-            ))),
-            Err(e) => merge_refused(*number, sha, *method, e)?,
-        }),
-        Effect::Revert {
-            number,
-            pull_id,
-            title,
-            body,
-        } => {
-            let opened = gh.revert_pull(pull_id, title, body).await?;
+        Effect::Merge(m) => {
+            Applied::result(match gh.merge_pull(m.number, &m.sha, m.method).await {
+                Ok(merged) => done(
+                    Message::new()
+                        .text(format!(
+                            "merged #{} ({}) into ",
+                            m.number,
+                            m.method.as_str()
+                        ))
+                        .value(&m.base)
+                        .text(format!(
+                            " as {merged}, decided on base {} ← head {}",
+                            short(&m.base_sha),
+                            short(&m.sha)
+                        )),
+                ),
+                Err(e) => merge_refused(m.number, &m.sha, m.method, e)?,
+            })
+        }
+        Effect::Revert(r) => {
+            let opened = gh.revert_pull(&r.pull_id, &r.title, &r.body).await?;
             Applied::result(done(
                 Message::new()
-                    .text(format!("opened #{} reverting #{number}: ", opened.number))
+                    .text(format!(
+                        "opened #{} reverting #{}: ",
+                        opened.number, r.number
+                    ))
                     .link(&opened.url),
             ))
         }
@@ -307,7 +313,7 @@ fn merge_refused(
     method: council_protocol::policy::MergeMethod,
     e: ApiError,
 ) -> Result<EffectResult, Failure> {
-    let short = sha.get(..7).unwrap_or(sha);
+    let short = short(sha);
     Ok(match e {
         ApiError::Rejected {
             status: 409 | 422,
@@ -349,6 +355,10 @@ pub fn fit(body: &str) -> String {
     }
     let keep: String = body.chars().take(limit - NOTE.chars().count()).collect();
     keep + NOTE
+}
+
+fn short(sha: &str) -> &str {
+    sha.get(..7).unwrap_or(sha)
 }
 
 fn done(message: Message) -> EffectResult {

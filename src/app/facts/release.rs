@@ -194,7 +194,9 @@ async fn open(
 }
 
 /// The pull request as GitHub answered just now, in the shape the gates read; what the
-/// query does not carry (the repositories, the base SHA) is the event's.
+/// query does not carry (the repositories) is the event's. Its head and base SHAs are
+/// the two commits the decision is about: the diff is read between them, and the merge
+/// names the head.
 fn live_pull_request(event_pr: &PullRequest, rollup: &RollupPr) -> PullRequest {
     let or = |live: &str, event: &str| {
         if live.is_empty() {
@@ -214,6 +216,7 @@ fn live_pull_request(event_pr: &PullRequest, rollup: &RollupPr) -> PullRequest {
         head_ref: or(&rollup.head_ref_name, &event_pr.head_ref),
         head_sha: or(&rollup.head_ref_oid, &event_pr.head_sha),
         base_ref: or(&rollup.base_ref_name, &event_pr.base_ref),
+        base_sha: or(&rollup.base_ref_oid, &event_pr.base_sha),
         state: "open".to_string(),
         draft: rollup.is_draft,
         labels: rollup.labels.iter().map(|l| l.name.clone()).collect(),

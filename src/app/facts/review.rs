@@ -1,8 +1,9 @@
-//! What review reads: the files GitHub lists for the pull request (100 a page, up to its
-//! 3,000-file cap), and the changed `ASSISTANT_CONTEXT` files at the head SHA; then the
-//! head once more. GitHub lists the files of whatever the head is when asked, so a run
-//! for an older head (a late `synchronize`) would judge another commit's files: a
-//! decision is recorded only when the head did not move while they were read.
+//! What review reads: the diff between the base and the exact head SHA the event names
+//! (GitHub's compare endpoint, by SHA: an answer that cannot change under the reader, up
+//! to its 300-file cap), and the changed `ASSISTANT_CONTEXT` files at that head SHA; then
+//! the head once more. The verdict is about that head whatever happens meanwhile; a run
+//! for an older head (a late `synchronize`) leaves the decision to the run of the new
+//! head, so that the approve label follows the newest head only.
 
 use super::{Evaluated, StageInput, skipped_note};
 use council_github::{ApiError, GitHub};
@@ -32,12 +33,11 @@ pub async fn evaluate(input: &StageInput<'_>) -> Result<Evaluated> {
         return Ok(Evaluated::Skipped(skipped_note(
             Stage::Review,
             &format!(
-                "the head of #{} moved from {} to {} while its files were read, so they may \
-                 not be {}'s; the run for the new head decides",
+                "the head of #{} moved from {} to {} since the event; the run for the new head \
+                 decides",
                 pr.number,
                 short(&pr.head_sha),
                 short(now),
-                short(&pr.head_sha)
             ),
         )));
     }
@@ -49,8 +49,7 @@ pub async fn evaluate(input: &StageInput<'_>) -> Result<Evaluated> {
     });
     if head_now.is_none() {
         result.notes.push(Message::new().text(format!(
-            "review: the head of #{} could not be read again (404), so the files listed \
-             are taken as {}'s",
+            "review: the head of #{} could not be read again (404); the verdict is about {}",
             pr.number,
             short(&pr.head_sha)
         )));
@@ -72,14 +71,26 @@ async fn head_now(gh: &GitHub, number: u64) -> Result<Option<String>> {
     }
 }
 
-/// The diff GitHub lists for the pull request now, and its changed ASSISTANT_CONTEXT
-/// files read at `pr.head_sha` and validated (when the policy checks them).
+/// The diff from `pr.base_sha` to `pr.head_sha` (by SHA: the files of exactly the commit
+/// being decided), and its changed ASSISTANT_CONTEXT files read at `pr.head_sha` and
+/// validated (when the policy checks them).
 pub async fn read_diff(
     gh: &GitHub,
     pr: &PullRequest,
     policy: &Policy,
 ) -> Result<(DiffFacts, Vec<ContextCheck>)> {
-    let listed = gh.list_files(pr.number).await?;
+    if pr.base_sha.is_empty() || pr.head_sha.is_empty() {
+        return Err(Error::Api(format!(
+            "pull request #{}: no {} SHA to read the diff by",
+            pr.number,
+            if pr.head_sha.is_empty() {
+                "head"
+            } else {
+                "base"
+            }
+        )));
+    }
+    let listed = gh.compare_files(&pr.base_sha, &pr.head_sha).await?;
     let diff = DiffFacts::new(listed.files, listed.capped, pr);
     let context_files = if policy.review.assistant_context {
         context_checks(gh, &diff, &pr.head_sha).await?

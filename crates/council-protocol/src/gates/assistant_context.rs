@@ -50,10 +50,10 @@ fn check(facts: &ReviewFacts) -> Option<GateOutcome> {
         message = message.text(".");
     }
     if facts.diff.capped {
-        message = message.text(
-            " GitHub lists only the first 3,000 files: an ASSISTANT_CONTEXT file beyond them \
-             could not be checked.",
-        );
+        message = message.text(format!(
+            " {}: an ASSISTANT_CONTEXT file beyond them could not be checked.",
+            crate::review::diff::cap_note()
+        ));
     }
     Some(GATE.fail(
         message,

@@ -79,9 +79,9 @@ fn check(facts: &ReviewFacts) -> Option<GateOutcome> {
     if facts.diff.capped && !unproven.is_empty() {
         return Some(GATE.fail(
             Message::new().text(format!(
-                "GitHub lists only the first 3,000 files of this pull request, and no docs \
-                 change was among them: the {} files beyond may change code without docs, \
-                 so {} cannot be shown to hold.",
+                "{}, and no docs change was among them: the {} files beyond may change code \
+                 without docs, so {} cannot be shown to hold.",
+                crate::review::diff::cap_note(),
                 facts.diff.total_files.saturating_sub(facts.diff.files.len() as u64),
                 unproven[0].key
             )),

@@ -90,6 +90,12 @@ pub fn evaluate_branch(policy: &Policy, head: &str, base: &str) -> Vec<GateOutco
     })
 }
 
+/// `target_policy`, for a verdict reached outside the guard's own check (a merge that
+/// landed on another base than the one decided for).
+pub fn target_gate() -> &'static super::Gate {
+    &super::target_branch::GATE
+}
+
 pub fn passed(outcomes: &[GateOutcome]) -> bool {
     outcomes.iter().all(|g| g.verdict == Verdict::Pass)
 }

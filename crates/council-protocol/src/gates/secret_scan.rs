@@ -93,8 +93,9 @@ fn check(facts: &ReviewFacts) -> Option<GateOutcome> {
     }
     if facts.diff.capped {
         message = message.text(format!(
-            "{}GitHub lists only the first 3,000 files: the rest could not be scanned.",
-            if findings.is_empty() { "" } else { " " }
+            "{}{}: the rest could not be scanned.",
+            if findings.is_empty() { "" } else { " " },
+            crate::review::diff::cap_note()
         ));
     }
     let unscanned = match scanned.unscanned {

@@ -4,6 +4,16 @@
 
 use crate::event::PullRequest;
 
+/// GitHub's compare endpoint lists at most this many files of a diff read by commit
+/// (all on its first page): a larger diff cannot be seen whole, so the gates that need
+/// every file fail closed.
+pub const LISTED_FILES_CAP: u64 = 300;
+
+/// What a gate says when the diff was cut at [`LISTED_FILES_CAP`].
+pub fn cap_note() -> String {
+    format!("GitHub lists at most {LISTED_FILES_CAP} files of a diff read by commit")
+}
+
 /// One file of the pull request's diff.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileChange {
@@ -33,7 +43,7 @@ impl FileChange {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DiffFacts {
     pub files: Vec<FileChange>,
-    /// GitHub stopped listing at 3,000 files: some files were not seen.
+    /// The read stopped at [`LISTED_FILES_CAP`]: some files were not seen.
     pub capped: bool,
     /// Files changed in all (GitHub's count when known, else those listed).
     pub total_files: u64,

@@ -28,20 +28,11 @@ pub enum Effect {
         issue: u64,
         label: String,
     },
-    /// Merge with the head SHA as guard: a push landing meanwhile fails the merge.
-    Merge {
-        number: u64,
-        sha: String,
-        method: MergeMethod,
-    },
-    /// Open a pull request that reverts merged pull request `number` (GraphQL
-    /// `revertPullRequest` on its node id `pull_id`), with the release token.
-    Revert {
-        number: u64,
-        pull_id: String,
-        title: String,
-        body: String,
-    },
+    /// Merge with the head SHA as guard (a push landing meanwhile fails the merge), then
+    /// read back the base GitHub merged into.
+    Merge(Merge),
+    /// Open a pull request that reverts a merged one, with the release token.
+    Revert(Revert),
     /// A new comment (an `<agent-state>` block: each state is its own comment).
     PostComment {
         issue: u64,
@@ -67,6 +58,32 @@ pub enum Effect {
     },
 }
 
+/// A merge as release decided it: the two commits the decision is about. GitHub's merge
+/// endpoint pins only the head, so the base is confirmed right after the merge
+/// ([`crate::stage::release::misplaced`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Merge {
+    pub number: u64,
+    /// The head SHA decided on: GitHub refuses the merge once the head moved.
+    pub sha: String,
+    /// The base branch decided for, and its head when the diff was read.
+    pub base: String,
+    pub base_sha: String,
+    pub method: MergeMethod,
+    /// The revert to open when the merge lands on another base (`release.rollback`).
+    pub revert_if_misplaced: Option<Revert>,
+}
+
+/// A pull request that reverts merged pull request `number` (GraphQL `revertPullRequest`
+/// on its node id `pull_id`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Revert {
+    pub number: u64,
+    pub pull_id: String,
+    pub title: String,
+    pub body: String,
+}
+
 impl Effect {
     /// The timeline action that records it.
     pub fn action(&self) -> &'static str {
@@ -78,8 +95,8 @@ impl Effect {
             | Effect::DeleteComment { .. } => "action:comment",
             Effect::ClosePr { .. } => "action:close-pr",
             Effect::AddLabel { .. } | Effect::RemoveLabel { .. } => "action:label",
-            Effect::Merge { .. } => "action:merge",
-            Effect::Revert { .. } => "action:revert",
+            Effect::Merge(_) => "action:merge",
+            Effect::Revert(_) => "action:revert",
         }
     }
 
@@ -87,7 +104,7 @@ impl Effect {
     /// start no workflow on the base branch, and the workflow token should not be able
     /// to merge at all.
     pub fn needs_release_token(&self) -> bool {
-        matches!(self, Effect::Merge { .. } | Effect::Revert { .. })
+        matches!(self, Effect::Merge(_) | Effect::Revert(_))
     }
 
     /// Performed only when the effect before it in the same stage is in place.
@@ -106,12 +123,13 @@ impl Effect {
             Effect::RemoveLabel { issue, label } => {
                 format!("remove the label `{label}` from #{issue}")
             }
-            Effect::Merge { number, method, .. } => {
-                format!("merge pull request #{number} ({})", method.as_str())
-            }
-            Effect::Revert { number, .. } => {
-                format!("open a pull request that reverts #{number}")
-            }
+            Effect::Merge(m) => format!(
+                "merge pull request #{} into `{}` ({})",
+                m.number,
+                m.base,
+                m.method.as_str()
+            ),
+            Effect::Revert(r) => format!("open a pull request that reverts #{}", r.number),
             Effect::PostComment { issue, .. } => format!("post a comment on #{issue}"),
             Effect::UpsertComment { issue, .. } => {
                 format!("post or edit our comment on #{issue}")

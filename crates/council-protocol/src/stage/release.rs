@@ -6,7 +6,7 @@
 //! recorded approval, merge or verdict cannot make this stage merge or revert.
 
 use super::Stage;
-use super::effect::Effect;
+use super::effect::{Effect, Merge, Revert};
 use super::result::{StageResult, Status};
 use crate::audit::ReleaseStatus;
 use crate::event::PullRequest;
@@ -46,7 +46,7 @@ pub fn evaluate(input: &ReleaseStage) -> StageResult {
         let gates = release::evaluate(facts);
         let red = gates.iter().any(|g| g.verdict == Verdict::Fail);
         if red && facts.policy.rollback {
-            effects.push(revert(input, &gates));
+            effects.push(Effect::Revert(revert(input, &red_pipeline_reason(&gates))));
         } else if red {
             notes.push(Message::new().text(format!(
                 "rollback: off (`release.rollback: false`); merge commit {} stays on the \
@@ -76,11 +76,17 @@ pub fn evaluate(input: &ReleaseStage) -> StageResult {
     let status = if passed && input.review.is_some() {
         // The status is what it would be without a release token; finish says what
         // became of the merge.
-        effects.push(Effect::Merge {
+        effects.push(Effect::Merge(Merge {
             number: input.pr.number,
             sha: open.head_sha.clone(),
+            base: input.pr.base_ref.clone(),
+            base_sha: input.pr.base_sha.clone(),
             method: facts.policy.merge_method,
-        });
+            revert_if_misplaced: facts
+                .policy
+                .rollback
+                .then(|| revert(input, &misplaced_reason(&input.pr.base_ref))),
+        }));
         ReleaseStatus::Eligible
     } else {
         if input.review.is_none() {
@@ -124,28 +130,97 @@ fn guard_gates(input: &ReleaseStage) -> Vec<GateOutcome> {
     })
 }
 
-/// The revert of a merged pull request whose merge commit went red; its body says why.
-fn revert(input: &ReleaseStage, gates: &[GateOutcome]) -> Effect {
-    let pr = input.pr;
+/// Why a red merge commit is reverted: its failed gates, in Markdown.
+fn red_pipeline_reason(gates: &[GateOutcome]) -> String {
     let why: Vec<String> = gates
         .iter()
         .filter(|g| g.verdict == Verdict::Fail)
         .map(|g| g.message.markdown())
         .collect();
-    Effect::Revert {
+    format!(
+        "the pipeline of its merge commit is red.\n\n{}",
+        why.join("\n\n")
+    )
+}
+
+/// Why a merge that landed on another base is reverted.
+fn misplaced_reason(decided: &str) -> String {
+    format!(
+        "it was merged into another base than `{}`, the one release decided it may merge \
+         into (the pull request was retargeted while the merge was under way).",
+        escape_text(decided)
+    )
+}
+
+/// The revert of a merged pull request; its body says why.
+fn revert(input: &ReleaseStage, why: &str) -> Revert {
+    let pr = input.pr;
+    Revert {
         number: pr.number,
         pull_id: input.pull_id.to_string(),
         title: format!("Revert \"{}\"", pr.title),
         body: format!(
-            "Reverts #{}: the pipeline of its merge commit is red.\n\n{}\n\n<sub>Opened by \
-             agent-council's release stage (`release.rollback: true` in {}); the Context \
-             Object of #{} records it.</sub>\n",
+            "Reverts #{}: {why}\n\n<sub>Opened by agent-council's release stage \
+             (`release.rollback: true` in {}); the Context Object of #{} records it.</sub>\n",
             pr.number,
-            why.join("\n\n"),
             escape_text(&input.policy.source),
             pr.number
         ),
     }
+}
+
+/// A merge that GitHub made into another base than the one release decided for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Misplaced {
+    /// `target_policy` failed: replaces the passing verdict the decision recorded.
+    pub gate: GateOutcome,
+    /// The revert to open (`release.rollback: true`).
+    pub revert: Option<Effect>,
+}
+
+/// Right after a merge: `landed` is the base GitHub says the pull request was merged
+/// into. GitHub's merge endpoint pins the head, never the base, so a retarget between
+/// the decision and the merge lands the head where no gate looked: that is a failure
+/// of `target_policy`, said loudly, and with `rollback` the merge is reverted. `None`
+/// when it landed where it was decided to.
+pub fn misplaced(merge: &Merge, landed: &str) -> Option<Misplaced> {
+    if landed == merge.base {
+        return None;
+    }
+    let message = Message::new()
+        .text(format!("#{} was merged into ", merge.number))
+        .value(landed)
+        .text(", but release decided to merge it into ")
+        .value(&merge.base)
+        .text(format!(
+            " (base {} ← head {}): it was retargeted after the decision, which GitHub's \
+             merge endpoint cannot refuse.",
+            short(&merge.base_sha),
+            short(&merge.sha)
+        ));
+    let advice = Message::new()
+        .text(match merge.revert_if_misplaced {
+            Some(_) => "A revert pull request undoes the merge on ",
+            None => "Revert the merge on ",
+        })
+        .value(landed)
+        .text(
+            " (with `release.rollback: true` council opens that revert itself). To close \
+             the window, require council's guard check on every base in branch protection, \
+             so that a retargeted pull request cannot merge until the guard has judged it \
+             again, or land through the merge queue (`queue.enabled`), which moves the \
+             decided base by a fast-forward.",
+        );
+    Some(Misplaced {
+        gate: crate::gates::guard::target_gate().fail(
+            message,
+            Some(crate::gates::Fix {
+                advice,
+                commands: Vec::new(),
+            }),
+        ),
+        revert: merge.revert_if_misplaced.clone().map(Effect::Revert),
+    })
 }
 
 #[cfg(test)]
@@ -272,11 +347,14 @@ mod tests {
         assert_eq!(result.status, Status::Release(ReleaseStatus::Eligible));
         assert_eq!(
             result.effects,
-            [Effect::Merge {
+            [Effect::Merge(Merge {
                 number: 2,
                 sha: HEAD.into(),
-                method: MergeMethod::Squash
-            }]
+                base: "develop".into(),
+                base_sha: crate::event::sample_pull_request().base_sha,
+                method: MergeMethod::Squash,
+                revert_if_misplaced: None,
+            })]
         );
         assert_eq!(
             verdicts(&result),
@@ -350,6 +428,39 @@ mod tests {
     }
 
     #[test]
+    fn a_merge_that_lands_on_another_base_fails_the_target_gate_and_reverts_with_rollback() {
+        let merge_of = |release: &Release| {
+            let (result, _) = ready(release, "develop", "x").stage();
+            let [Effect::Merge(merge)] = result.effects.as_slice() else {
+                panic!("{:?}", result.effects);
+            };
+            merge.clone()
+        };
+        let off = merge_of(&Release::default());
+        assert_eq!(misplaced(&off, "develop"), None, "landed where decided");
+        let landed = misplaced(&off, "main").expect("another base is a failure");
+        assert_eq!(
+            (landed.gate.gate, landed.gate.action, landed.gate.verdict),
+            ("target_policy", "check:target-branch", Verdict::Fail)
+        );
+        assert_eq!(landed.revert, None);
+        insta::assert_snapshot!(landed.gate.timeline_message(), @r#"#2 was merged into "main", but release decided to merge it into "develop" (base f95f852 ← head 1111111): it was retargeted after the decision, which GitHub's merge endpoint cannot refuse. Fix: Revert the merge on "main" (with `release.rollback: true` council opens that revert itself). To close the window, require council's guard check on every base in branch protection, so that a retargeted pull request cannot merge until the guard has judged it again, or land through the merge queue (`queue.enabled`), which moves the decided base by a fast-forward."#);
+
+        let on = merge_of(&Release {
+            rollback: true,
+            ..Release::default()
+        });
+        let landed = misplaced(&on, "main").expect("another base is a failure");
+        let Some(Effect::Revert(revert)) = &landed.revert else {
+            panic!("{:?}", landed.revert);
+        };
+        assert_eq!((revert.number, revert.pull_id.as_str()), (2, "PR_node"));
+        assert!(revert.body.starts_with(
+            "Reverts #2: it was merged into another base than `develop`, the one release decided"
+        ));
+    }
+
+    #[test]
     fn a_red_merge_commit_is_reverted_only_with_rollback() {
         let merged = |release: &Release, state: CheckState| {
             Case {
@@ -373,12 +484,12 @@ mod tests {
         };
         let on = merged(&policy, CheckState::Red("failure".into()));
         let [
-            Effect::Revert {
+            Effect::Revert(Revert {
                 number,
                 pull_id,
                 title,
                 body,
-            },
+            }),
         ] = on.effects.as_slice()
         else {
             panic!("{:?}", on.effects);

@@ -35,9 +35,9 @@ pub fn evaluate(facts: &ReviewFacts) -> StageResult {
         diff.files.len(),
         diff.total_files,
         if diff.capped {
-            " (GitHub's 3,000-file cap)"
+            format!(" ({})", crate::review::diff::cap_note())
         } else {
-            ""
+            String::new()
         }
     ))];
     if gates.is_empty() {
