@@ -79,22 +79,7 @@ pub async fn find(event: &Event, gh: Option<&GitHub>) -> Result<Pulls> {
             "the pull requests of commit {sha} are found through the API"
         ))
     })?;
-    let what = format!("GET /commits/{sha}/pulls");
-    let mut pulls = Vec::new();
-    let found = gh.pulls_of_commit(&sha).await?;
-    keep(&mut pulls, &found, &what, &sha, wanted, branch.as_deref())?;
-    // A head commit that is also on the default branch (a `develop` → `main` pull
-    // request where `develop` is the default) is listed by GitHub with the merged pull
-    // request that brought it, not the open one. The payloads of check suites and
-    // workflow runs name their same-repository pull requests: ask for any of those the
-    // lookup missed (no request when it missed none).
-    for number in payload_pulls(event, &sha) {
-        if !pulls.iter().any(|p| p.number == number) {
-            let value = gh.get_pull(number).await?;
-            let what = format!("GET /pulls/{number}");
-            keep(&mut pulls, &[value], &what, &sha, Wanted::Open, None)?;
-        }
-    }
+    let mut pulls = lookup(event, gh, &sha, wanted, branch.as_deref()).await?;
     if pulls.is_empty()
         && wanted != Wanted::Open
         && let Some(base) = &branch
@@ -125,6 +110,40 @@ pub async fn find(event: &Event, gh: Option<&GitHub>) -> Result<Pulls> {
         }));
     }
     Ok(Pulls::Found(pulls))
+}
+
+/// The open pull requests whose head is `sha`: one lookup by the commit (a page of 100),
+/// plus the ones a check suite's or workflow run's payload names that the lookup missed
+/// (GitHub fills that list itself). Never from names a workflow chose: a fork's run
+/// picks its artifacts' and branches' names.
+pub async fn open_at_head(event: &Event, gh: &GitHub, sha: &str) -> Result<Vec<PullRequest>> {
+    lookup(event, gh, sha, Wanted::Open, None).await
+}
+
+/// The pull requests `GET /commits/{sha}/pulls` lists that the event is about, and the
+/// open ones at head `sha` that the event's payload names and the lookup missed: a head
+/// commit that is also on the default branch (a `develop` → `main` pull request where
+/// `develop` is the default) is listed with the merged pull request that brought it,
+/// not the open one (one request each, only then).
+async fn lookup(
+    event: &Event,
+    gh: &GitHub,
+    sha: &str,
+    wanted: Wanted,
+    branch: Option<&str>,
+) -> Result<Vec<PullRequest>> {
+    let what = format!("GET /commits/{sha}/pulls");
+    let mut pulls = Vec::new();
+    let found = gh.pulls_of_commit(sha).await?;
+    keep(&mut pulls, &found, &what, sha, wanted, branch)?;
+    for number in payload_pulls(event, sha) {
+        if !pulls.iter().any(|p| p.number == number) {
+            let value = gh.get_pull(number).await?;
+            let what = format!("GET /pulls/{number}");
+            keep(&mut pulls, &[value], &what, sha, Wanted::Open, None)?;
+        }
+    }
+    Ok(pulls)
 }
 
 /// Adds the pull requests of `found` that the event is about: open at head `sha`, or

@@ -11,6 +11,7 @@ mod audit;
 mod audit_file;
 mod audit_sync;
 mod cli;
+mod commit_races;
 mod context;
 mod context_worst;
 mod docs;

@@ -198,24 +198,6 @@ async fn fetch_checked(
     })
 }
 
-/// The names of the artifacts one workflow run uploaded.
-pub async fn run_artifact_names(gh: &GitHub, run_id: u64) -> Result<Vec<String>, ApiError> {
-    let url = gh.repo_path(&format!("/actions/runs/{run_id}/artifacts?per_page=100"));
-    let pages: Vec<Page> = gh
-        .get_pages(
-            &format!("listing the artifacts of run {run_id}"),
-            url,
-            MAX_PAGES,
-        )
-        .await?;
-    Ok(pages
-        .into_iter()
-        .flat_map(|p| p.artifacts)
-        .filter(|a| !a.expired)
-        .map(|a| a.name)
-        .collect())
-}
-
 /// Every page of `GET /repos/{o}/{r}/actions/artifacts?name=…` (`Link: rel="next"`).
 async fn list(gh: &GitHub, name: &str) -> Result<Vec<Listed>, ArtifactError> {
     let url = gh.repo_path(&format!(

@@ -24,7 +24,7 @@ use crate::retry::{Failure, GaveUp, RetryPolicy, parse_retry_after};
 pub use blob::MAX_BLOCK_SIZE;
 pub use download::{
     DownloadOptions, Downloaded, PassedOver, Provenance, download_first, download_previous,
-    download_trusted, run_artifact_names,
+    download_trusted,
 };
 pub use runtime::{BackendIds, RuntimeEnv, backend_ids, is_ghes};
 pub use upload::upload;
