@@ -61,3 +61,6 @@ pub mod render;
 pub mod review;
 pub mod secrets;
 pub mod stage;
+
+#[cfg(test)]
+mod multibyte_tests;
