@@ -9,6 +9,7 @@
 //! Run: `cargo bench --bench context -- --warm-up-time 1 --measurement-time 3`
 
 #![allow(clippy::unwrap_used)] // a test or measurement: a panic is its failure, with the message
+#![allow(clippy::string_slice)] // test code: a panic there is a failing test
 
 use std::hint::black_box;
 

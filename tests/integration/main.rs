@@ -1,6 +1,7 @@
 //! One integration-test binary, one module per feature.
 
 #![allow(clippy::unwrap_used)] // a test or measurement: a panic is its failure, with the message
+#![allow(clippy::string_slice)] // test code: a panic there is a failing test
 
 mod support;
 

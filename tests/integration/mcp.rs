@@ -297,6 +297,46 @@ async fn bad_input_names_the_field_before_any_request_and_the_server_keeps_servi
     );
 }
 
+/// `assign` with `apply: true` on an issue whose labels are multi-byte text: the label
+/// `docs 📝` once panicked the server (slicing it at byte 6), which closed stdout.
+#[tokio::test(flavor = "multi_thread")]
+async fn assign_with_a_multi_byte_label_answers_and_the_server_keeps_serving() {
+    let gh = FakeGitHub::start().await;
+    gh.issue(50, "Codertocat", "Agents: post your context reports here.");
+    gh.issue(51, "Codertocat", "Add SSR to the dashboard.");
+    let report = json!({"contextReport": {
+        "agentId": "agent-a",
+        "reportTimestamp": chrono::Utc::now().to_rfc3339(),
+        "contextWindow": {"totalTokens": 10, "availableTokens": 90},
+        "loadedProjects": [],
+        "loadedTasks": [],
+        "capabilities": {"canStartImmediately": ["#51"], "needsContextLoad": []},
+    }});
+    gh.seed(
+        50,
+        "github-actions[bot]",
+        &format!("<context-report>\n{report}\n</context-report>\n"),
+    );
+    gh.edit(|w| {
+        if let Some(issue) = w.issues.get_mut(&51) {
+            issue.labels = vec!["docs 📝".into(), "agent:é".into()];
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::start(&gh.uri(), &["--registry-issue", "50"], dir.path());
+    let (error, text) = s.call("assign", json!({"issue": 51, "apply": true}));
+    assert!(!error, "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(answer["recommended"], "agent-a", "{answer}");
+    let labels = gh.edit(|w| w.issues[&51].labels.clone());
+    assert_eq!(labels, ["docs 📝", "agent:agent-a"]);
+    gh.take_writes();
+    // Still serving: the same call again finds the label right and writes nothing.
+    let (error, text) = s.call("assign", json!({"issue": 51, "apply": true}));
+    assert!(!error, "{text}");
+    assert!(gh.take_writes().is_empty());
+}
+
 /// The official MCP Python SDK as the client, against the fake GitHub: every tool,
 /// valid and invalid input, then the fake world is checked. Skipped (with a line saying
 /// so) when the SDK cannot be installed.

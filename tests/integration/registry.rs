@@ -376,6 +376,45 @@ async fn issues_opened_under_auto_runs_assign() {
     );
 }
 
+/// Labels are user text: an emoji or an accented letter where `agent:` would end (byte
+/// 6) once panicked the run (exit 3) on `issues opened`. Only real `agent:*` labels are
+/// replaced; the others stay as they were.
+#[tokio::test(flavor = "multi_thread")]
+async fn multi_byte_labels_are_kept_and_only_agent_labels_replaced() {
+    let gh = world().await;
+    let mut event = fixture("issues.opened");
+    event["issue"]["number"] = json!(ISSUE);
+    gh.seed(
+        REGISTRY,
+        "github-actions[bot]",
+        &posted_report(&report("claude-a", 1, 10, 90, &["#51"], &[])),
+    );
+    // `📝` spans bytes 5..9, `€` bytes 4..7, `é` starts at byte 6, `á` shifts `:` to 6.
+    let kept = ["docs 📝", "tag:€x", "ágent:x", "📝"];
+    let mut seeded = kept.to_vec();
+    seeded.push("agent:é");
+    set_labels(&gh, ISSUE, &seeded);
+    let run = Council::action()
+        .api(&gh.uri())
+        .input("registry-issue", &REGISTRY.to_string())
+        .event("issues", event)
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.output("recommended-agent"), "claude-a");
+    let mut expected = kept.to_vec();
+    expected.push("agent:claude-a");
+    assert_eq!(labels(&gh, ISSUE), expected);
+    let writes: Vec<String> = gh.take_writes().iter().map(|c| c.line()).collect();
+    assert_eq!(
+        writes,
+        [
+            format!("POST /repos/{REPO}/issues/{ISSUE}/labels"),
+            format!("DELETE /repos/{REPO}/issues/{ISSUE}/labels/agent%3A%C3%A9"),
+        ]
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn when_no_agent_qualifies_the_output_is_empty_and_labels_stay() {
     let gh = world().await;

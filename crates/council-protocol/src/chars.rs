@@ -43,6 +43,14 @@ pub fn show_hidden(text: &str, max_chars: usize) -> String {
     out
 }
 
+/// The first `max_chars` characters of `text` when it has more, else `None`: the cut
+/// for user text (labels, names, messages, comment bodies), which never falls inside a
+/// character as a byte count (`&text[..n]`) can.
+pub fn cut(text: &str, max_chars: usize) -> Option<&str> {
+    let (end, _) = text.char_indices().nth(max_chars)?;
+    text.split_at_checked(end).map(|(head, _)| head)
+}
+
 /// Whitespace that a reader trims around values: Unicode whitespace (NBSP included)
 /// and a stray BOM, which editors and API clients leave in pasted text.
 pub fn is_ignorable_space(c: char) -> bool {

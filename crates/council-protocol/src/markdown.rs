@@ -464,7 +464,8 @@ pub fn open_tasks(markdown: &str) -> Vec<OpenTask> {
         {
             open.push(OpenTask {
                 line: index + 1,
-                text: item[3..].trim().to_string(),
+                // `task_box` matched three ASCII bytes: `get` cannot fail.
+                text: item.get(3..).unwrap_or_default().trim().to_string(),
             });
         }
     }

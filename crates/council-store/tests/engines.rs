@@ -3,6 +3,8 @@
 //! password, and PostgreSQL's TLS modes against a real server with a certificate of its
 //! own CA. See `support` for how the engines are had.
 
+#![allow(clippy::string_slice)] // test code: a panic there is a failing test
+
 mod support;
 
 use council_store::{Offer, SCHEMA_VERSION, Store, StoreError};

@@ -6,6 +6,7 @@
 //! missing and running as root; otherwise each test prints a `SKIP:` line and passes.
 
 #![allow(clippy::unwrap_used)] // a test: a panic is its failure, with the message
+#![allow(clippy::string_slice)] // test code: a panic there is a failing test
 
 use std::fs::{self, File};
 use std::io::Write;

@@ -412,4 +412,30 @@ mod tests {
         assert!(fitted.ends_with("the job summary has the whole text)\n"));
         assert_eq!(fit("short"), "short");
     }
+
+    proptest::proptest! {
+        /// Bodies of multi-byte characters around the limit: cut by characters, never
+        /// inside one, to a prefix of the body and the note.
+        #[test]
+        fn a_multi_byte_body_is_cut_by_characters(
+            lead in (COMMENT_LIMIT - 600)..(COMMENT_LIMIT - 400),
+            tail in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just('é'),
+                    proptest::strategy::Just('€'),
+                    proptest::strategy::Just('📝'),
+                    proptest::prelude::any::<char>(),
+                ],
+                0..300,
+            ),
+        ) {
+            let body = "x".repeat(lead) + &tail.into_iter().collect::<String>();
+            let fitted = fit(&body);
+            proptest::prop_assert!(fitted.chars().count() <= COMMENT_LIMIT - 512);
+            match fitted.split_once("\n\n… (cut to fit") {
+                Some((kept, _)) => proptest::prop_assert!(body.starts_with(kept)),
+                None => proptest::prop_assert_eq!(&fitted, &body),
+            }
+        }
+    }
 }

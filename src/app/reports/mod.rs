@@ -327,7 +327,8 @@ async fn apply_label(
     let wanted = format!("agent:{agent}");
     let stale: Vec<String> = labels
         .iter()
-        .filter(|l| l.len() >= 6 && l[..6].eq_ignore_ascii_case("agent:") && **l != wanted)
+        // `get`, not `[..6]`: a label is user text, and byte 6 may fall inside a character.
+        .filter(|l| l.get(..6).is_some_and(|p| p.eq_ignore_ascii_case("agent:")) && **l != wanted)
         .cloned()
         .collect();
     let present = labels.contains(&wanted);

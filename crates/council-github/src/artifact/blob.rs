@@ -183,9 +183,9 @@ fn classify(reply: Reply) -> Result<Reply, Failure> {
 
 fn xml_code(body: &[u8]) -> Option<String> {
     let text = std::str::from_utf8(body).ok()?;
-    let start = text.find("<Code>")? + "<Code>".len();
-    let end = text[start..].find("</Code>")? + start;
-    Some(text[start..end].to_string())
+    let (_, after) = text.split_once("<Code>")?;
+    let (code, _) = after.split_once("</Code>")?;
+    Some(code.to_string())
 }
 
 /// Appends `params` to the SAS URL as text: re-serialising the URL would re-encode the

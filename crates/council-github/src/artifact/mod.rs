@@ -257,8 +257,8 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
 
 /// At most `max` characters of server text, cut on a character boundary.
 fn truncate(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
+    match council_protocol::chars::cut(text, max) {
+        Some(head) => format!("{head}…"),
         None => text.to_string(),
     }
 }

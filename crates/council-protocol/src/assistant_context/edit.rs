@@ -101,7 +101,7 @@ impl ContextFile {
             let at = self.insertion_point();
             let needs_break = matches!(self.doc.root, Root::Empty | Root::Block { .. })
                 && at > 0
-                && !self.text[..at].ends_with('\n');
+                && self.text.as_bytes().get(at - 1) != Some(&b'\n');
             if needs_break {
                 inserted.insert_str(0, self.layout.newline);
             }
@@ -184,7 +184,7 @@ impl ContextFile {
     /// colon; a block scalar is replaced from its `|`/`>` indicator; the line breaks
     /// that ended the old value are kept.
     fn replace_scalar(&self, entry: &super::yaml::Entry, scalar: &Scalar, text: String) -> Splice {
-        let yaml = &self.text[self.layout.yaml.clone()];
+        let yaml = self.text.get(self.layout.yaml.clone()).unwrap_or("");
         if scalar.span.is_empty() {
             let colon = self.after_colon(entry);
             return Splice {
@@ -197,7 +197,7 @@ impl ContextFile {
             start = block_indicator(yaml, entry.key_span.end, scalar.span.start).unwrap_or(start);
         }
         let old = yaml.get(start..scalar.span.end).unwrap_or("");
-        let trailing = &old[old.trim_end().len()..];
+        let trailing = old.strip_prefix(old.trim_end()).unwrap_or("");
         Splice {
             range: file_range(&self.layout, start..scalar.span.end),
             text: format!("{text}{trailing}"),
@@ -206,7 +206,7 @@ impl ContextFile {
 
     /// Just after the `:` that follows a key (a null written as nothing sits there).
     fn after_colon(&self, entry: &super::yaml::Entry) -> usize {
-        let yaml = &self.text[self.layout.yaml.clone()];
+        let yaml = self.text.get(self.layout.yaml.clone()).unwrap_or("");
         yaml.get(entry.key_span.end..)
             .and_then(|rest| rest.find(':'))
             .map_or(entry.key_span.end, |i| entry.key_span.end + i + 1)

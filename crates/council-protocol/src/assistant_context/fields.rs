@@ -198,8 +198,8 @@ pub(crate) fn resolve_plain(text: &str) -> Kind {
 
 /// `(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?`
 fn is_float(text: &str) -> bool {
-    let (mantissa, exponent) = match text.find(['e', 'E']) {
-        Some(i) => (&text[..i], Some(&text[i + 1..])),
+    let (mantissa, exponent) = match text.split_once(['e', 'E']) {
+        Some((mantissa, exponent)) => (mantissa, Some(exponent)),
         None => (text, None),
     };
     let mantissa_ok = match mantissa.split_once('.') {

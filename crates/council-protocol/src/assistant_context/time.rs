@@ -36,7 +36,7 @@ pub fn parse_timestamp(text: &str) -> Result<DateTime<FixedOffset>, &'static str
             if digits.is_empty() {
                 return Err(SHAPE);
             }
-            s.rest = &s.rest[digits.len()..];
+            s.rest = s.rest.trim_start_matches(|c: char| c.is_ascii_digit());
             let padded: String = digits
                 .chars()
                 .chain(std::iter::repeat('0'))
@@ -85,11 +85,11 @@ struct Cursor<'a> {
 
 impl Cursor<'_> {
     fn digits(&mut self, n: usize) -> Option<u32> {
-        let head = self.rest.get(..n)?;
+        let (head, rest) = self.rest.split_at_checked(n)?;
         if !head.bytes().all(|b| b.is_ascii_digit()) {
             return None;
         }
-        self.rest = &self.rest[n..];
+        self.rest = rest;
         head.parse().ok()
     }
 

@@ -373,9 +373,9 @@ fn findings(timeline: &[Entry]) -> String {
 const FINDING_CHARS: usize = 600;
 
 fn shorten(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
+    match crate::chars::cut(text, max) {
         None => text.to_string(),
-        Some((cut, _)) => format!("{}…", &text[..cut]),
+        Some(head) => format!("{head}…"),
     }
 }
 
@@ -407,10 +407,9 @@ pub fn is_ledger(body: &str) -> bool {
 }
 
 pub fn parse(body: &str) -> Result<Stored, LedgerError> {
-    let start = body.find(DATA_OPEN).ok_or(LedgerError::NoData)? + DATA_OPEN.len();
-    let rest = &body[start..];
-    let end = rest.rfind(DATA_CLOSE).ok_or(LedgerError::NoData)?;
-    serde_json::from_str(&rest[..end]).map_err(|e| LedgerError::BadData(e.to_string()))
+    let (_, rest) = body.split_once(DATA_OPEN).ok_or(LedgerError::NoData)?;
+    let (data, _) = rest.rsplit_once(DATA_CLOSE).ok_or(LedgerError::NoData)?;
+    serde_json::from_str(data).map_err(|e| LedgerError::BadData(e.to_string()))
 }
 
 fn to_maps(entries: &[Entry]) -> Vec<Map<String, Value>> {

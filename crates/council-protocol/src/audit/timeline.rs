@@ -63,12 +63,9 @@ pub fn new_entry(run: &RunInfo, record: &Record, sha: &str, now: &str) -> Entry 
 }
 
 fn capped(message: &str) -> String {
-    match message.char_indices().nth(MAX_MESSAGE_CHARS) {
+    match crate::chars::cut(message, MAX_MESSAGE_CHARS) {
         None => message.to_string(),
-        Some((cut, _)) => format!(
-            "{}… (cut at {MAX_MESSAGE_CHARS} characters)",
-            &message[..cut]
-        ),
+        Some(head) => format!("{head}… (cut at {MAX_MESSAGE_CHARS} characters)"),
     }
 }
 

@@ -94,17 +94,18 @@ pub fn count_blocks(body: &str) -> usize {
 /// The inside of a block without a code fence written just inside the tags.
 fn strip_fence(inner: &str) -> &str {
     let trimmed = inner.trim();
-    let Some(first_end) = trimmed.find('\n') else {
+    let Some((first, after)) = trimmed.split_once('\n') else {
         return trimmed;
     };
-    let first = trimmed[..first_end].trim();
-    if !(first.starts_with("```") || first.starts_with("~~~")) {
+    let Some(fence) = ["```", "~~~"]
+        .into_iter()
+        .find(|f| first.trim().starts_with(f))
+    else {
         return trimmed;
-    }
-    let after = &trimmed[first_end + 1..];
-    match after.rfind('\n') {
-        Some(i) if after[i + 1..].trim().starts_with(&first[..3]) => &after[..i],
-        _ if after.trim().starts_with(&first[..3]) => "",
+    };
+    match after.rsplit_once('\n') {
+        Some((body, last)) if last.trim().starts_with(fence) => body,
+        _ if after.trim().starts_with(fence) => "",
         _ => after,
     }
 }

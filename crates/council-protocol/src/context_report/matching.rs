@@ -50,9 +50,9 @@ fn prefixed(labels: &[String], prefix: &str) -> Vec<String> {
     labels
         .iter()
         .filter_map(|l| {
-            let head = l.get(..prefix.len())?;
+            let (head, id) = l.split_at_checked(prefix.len())?;
             head.eq_ignore_ascii_case(prefix)
-                .then(|| l[prefix.len()..].trim().to_owned())
+                .then(|| id.trim().to_owned())
         })
         .filter(|id| !id.is_empty())
         .collect()

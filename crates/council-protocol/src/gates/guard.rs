@@ -184,15 +184,11 @@ fn placeholders(names: &[&str]) -> String {
     let mut seen: Vec<&str> = Vec::new();
     for name in names {
         let mut rest = *name;
-        while let Some(open) = rest.find('<') {
-            let Some(close) = rest[open..].find('>') else {
-                break;
-            };
-            let placeholder = &rest[open..open + close + 1];
+        while let Some((placeholder, after)) = next_placeholder(rest) {
             if !seen.contains(&placeholder) {
                 seen.push(placeholder);
             }
-            rest = &rest[open + close + 1..];
+            rest = after;
         }
     }
     let described: Vec<String> = seen
@@ -211,6 +207,12 @@ fn placeholders(names: &[&str]) -> String {
         [one] => format!(", replacing {one}"),
         [first @ .., last] => format!(", replacing {} and {last}", first.join(", ")),
     }
+}
+
+/// The first `<name>` of `rest`, brackets included, and what follows it.
+fn next_placeholder(rest: &str) -> Option<(&str, &str)> {
+    let from = rest.get(rest.find('<')?..)?;
+    from.split_at_checked(from.find('>')? + 1)
 }
 
 /// Renaming a PR's head branch closes the PR, so the fix is rename + new PR: one command

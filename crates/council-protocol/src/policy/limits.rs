@@ -114,8 +114,8 @@ fn scalar_at(text: &str, (line, column): (u64, u64)) -> Option<String> {
     if value.is_empty() {
         return None;
     }
-    Some(match value.char_indices().nth(40) {
-        Some((end, _)) => format!("{}…", &value[..end]),
+    Some(match crate::chars::cut(value, 40) {
+        Some(head) => format!("{head}…"),
         None => value.to_string(),
     })
 }

@@ -97,7 +97,7 @@ pub fn propose(names: &[String], default_branch: Option<&str>) -> Proposal {
         if bases.iter().any(|b| b == name) {
             continue;
         }
-        let Some((word, sep)) = first_word(name) else {
+        let Some((word, sep, after)) = first_word(name) else {
             uncovered.push(name.to_string());
             continue;
         };
@@ -112,7 +112,7 @@ pub fn propose(names: &[String], default_branch: Option<&str>) -> Proposal {
             names: Vec::new(),
             one_level: true,
         });
-        group.one_level &= !name[word.len() + sep.len_utf8()..].contains('/');
+        group.one_level &= !after.contains('/');
         group.names.push(name.to_string());
     }
 
@@ -153,13 +153,14 @@ pub fn propose(names: &[String], default_branch: Option<&str>) -> Proposal {
     }
 }
 
-/// `feature/login` → (`feature`, '/'); `fix-typo` → (`fix`, '-'); `wip` → None.
-fn first_word(name: &str) -> Option<(&str, char)> {
-    let (at, sep) = name
-        .char_indices()
-        .find(|(_, c)| matches!(c, '/' | '-' | '_'))?;
-    let word = &name[..at];
-    (!word.is_empty() && at + sep.len_utf8() < name.len()).then_some((word, sep))
+/// `feature/login` → (`feature`, '/', `login`); `fix-typo` → (`fix`, '-', `typo`);
+/// `wip` → None.
+fn first_word(name: &str) -> Option<(&str, char, &str)> {
+    let (word, from) = name.split_at_checked(name.find(['/', '-', '_'])?)?;
+    let mut after = from.chars();
+    let sep = after.next()?;
+    let after = after.as_str();
+    (!word.is_empty() && !after.is_empty()).then_some((word, sep, after))
 }
 
 /// A word as a literal in a glob: the glob syntax has no escape, so a word holding a

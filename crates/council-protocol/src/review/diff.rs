@@ -104,8 +104,8 @@ pub fn added_lines(patch: &str) -> impl Iterator<Item = AddedLine<'_>> {
 /// `c` of `@@ -a,b +c,d @@ …`. Lines count from 1: `+0` only heads a hunk that adds
 /// nothing (`+0,0`), so a `+0` hunk that does add lines is malformed.
 fn hunk_start(header: &str) -> Option<u64> {
-    let plus = header.split(' ').find(|part| part.starts_with('+'))?;
-    let digits = plus[1..].split(',').next()?;
+    let plus = header.split(' ').find_map(|part| part.strip_prefix('+'))?;
+    let digits = plus.split(',').next()?;
     digits.parse().ok().filter(|start| *start >= 1)
 }
 

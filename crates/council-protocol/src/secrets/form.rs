@@ -112,9 +112,10 @@ fn element(rest: &str) -> Option<After<'_>> {
         .iter()
         .take_while(|&&c| c != b'<' && !c.is_ascii_whitespace())
         .count();
-    (len > 0).then(|| After {
+    let value = rest.get(start..start + len).filter(|v| !v.is_empty())?;
+    Some(After {
         form: Form::Element,
-        value: &rest[start..start + len],
+        value,
         bare: false,
         value_end: start + len,
         end: start + len,
@@ -197,10 +198,10 @@ fn string_at(rest: &str, at: usize) -> Option<After<'_>> {
         let quote = tail.get(..1).filter(|q| matches!(*q, "\"" | "'" | "`"))?;
         (quote, quote)
     };
-    let body = &tail[open.len()..];
-    let line = &body[..body.find(['\n', '\r']).unwrap_or(body.len())];
-    let len = line.find(close)?;
-    let value = &line[..len];
+    let body = tail.get(open.len()..)?;
+    let line = body.split(['\n', '\r']).next().unwrap_or(body);
+    let (value, _) = line.split_once(close)?;
+    let len = value.len();
     if open == "\\\"" && value.contains(['"', '\\']) {
         return None;
     }

@@ -590,7 +590,11 @@ fn key_block_end(text: &str, header_end: usize) -> Option<usize> {
     let body = KEY_BODY.find(tail)?;
     let end = tail
         .find("-----END")
-        .and_then(|at| tail[at + 8..].find("-----").map(|close| at + 8 + close + 5))
+        .and_then(|at| {
+            tail.get(at + 8..)?
+                .find("-----")
+                .map(|close| at + 8 + close + 5)
+        })
         .unwrap_or(body.end());
     Some(header_end + end)
 }

@@ -89,14 +89,13 @@ fn attributes(start: &quick_xml::events::BytesStart<'_>) -> Result<Vec<(String, 
 fn unescape(raw: &str) -> Result<String, String> {
     let mut out = String::with_capacity(raw.len());
     let mut rest = raw;
-    while let Some(start) = rest.find('&') {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 1..];
-        let end = after
-            .find(';')
+    while let Some((before, after)) = rest.split_once('&') {
+        out.push_str(before);
+        let (reference, tail) = after
+            .split_once(';')
             .ok_or("an `&` in an attribute is not followed by `;`")?;
-        out.push(resolve_reference(&after[..end]).map_err(|e| e.to_string())?);
-        rest = &after[end + 1..];
+        out.push(resolve_reference(reference).map_err(|e| e.to_string())?);
+        rest = tail;
     }
     out.push_str(rest);
     Ok(out)

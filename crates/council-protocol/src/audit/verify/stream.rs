@@ -397,8 +397,8 @@ fn classify(ending: Ending, skipped_lines: usize) -> StreamError {
         Category::Eof => TamperKind::Truncated { line, column },
         Category::Syntax | Category::Data => {
             let message = e.to_string();
-            let detail = match message.rfind(" at line ") {
-                Some(i) => &message[..i],
+            let detail = match message.rsplit_once(" at line ") {
+                Some((detail, _)) => detail,
                 None => &message,
             };
             TamperKind::Malformed {
