@@ -19,6 +19,7 @@ mod docs;
 mod faults;
 mod forgery;
 mod fuzz_seeds;
+mod gate_json;
 mod guard;
 mod hardening;
 mod hostile;

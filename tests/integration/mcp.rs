@@ -14,7 +14,7 @@ use crate::support::{REPO, binary};
 const TOKEN: &str = "ghs_test_token_value";
 
 /// A `council mcp` process and a line-by-line JSON-RPC client.
-struct Session {
+pub(crate) struct Session {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
@@ -22,7 +22,7 @@ struct Session {
 }
 
 impl Session {
-    fn start(api: &str, args: &[&str], dir: &Path) -> Session {
+    pub(crate) fn start(api: &str, args: &[&str], dir: &Path) -> Session {
         let mut child = Command::new(binary())
             .arg("mcp")
             .args(["--repo", REPO])
@@ -89,7 +89,7 @@ impl Session {
             .clone()
     }
 
-    fn call(&mut self, name: &str, arguments: Value) -> (bool, String) {
+    pub(crate) fn call(&mut self, name: &str, arguments: Value) -> (bool, String) {
         let result = self.request("tools/call", json!({"name": name, "arguments": arguments}));
         let text = result["content"][0]["text"]
             .as_str()
@@ -287,9 +287,10 @@ async fn bad_input_names_the_field_before_any_request_and_the_server_keeps_servi
     assert!(!error, "{text}");
     let answer: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(answer["passed"], false);
-    assert_eq!(answer["gates"][0]["verdict"], "FAIL");
+    assert_eq!(answer["gates"][0]["result"], "FAIL");
+    assert_eq!(answer["gates"][0]["action"], "check:branch-name");
     assert!(
-        answer["gates"][0]["remedy"]["commands"][0]
+        answer["gates"][0]["fix"]["commands"][0]
             .as_str()
             .unwrap()
             .contains("git branch -m"),

@@ -11,6 +11,7 @@ use crate::cli::PolicyCheckArgs;
 use crate::settings::DEFAULT_POLICY_PATH;
 use council_protocol::error::{Outcome, Result};
 use council_protocol::gates::guard::{evaluate_branch, passed};
+use council_protocol::gates::json::v1::GateVerdict;
 use council_protocol::gates::{GateOutcome, Verdict};
 use council_protocol::policy::Policy;
 use council_protocol::render::text::visible;
@@ -224,19 +225,9 @@ fn as_json(policy: &Policy, targets: &[String], rows: &[BranchVerdicts]) -> Valu
                 .iter()
                 .zip(&row.per_target)
                 .map(|(target, gates)| {
-                    let shown: Vec<Value> = gates
-                        .iter()
-                        .map(|g| {
-                            json!({
-                                "gate": g.gate,
-                                "verdict": g.verdict.as_str(),
-                                "message": g.timeline_message(),
-                            })
-                        })
-                        .collect();
                     (
                         target.clone(),
-                        json!({"passed": passed(gates), "gates": shown}),
+                        json!({"passed": passed(gates), "gates": GateVerdict::all(gates)}),
                     )
                 })
                 .collect();

@@ -7,10 +7,10 @@ use serde_json::{Map, Value, json};
 
 use super::{client, decode};
 use crate::app::policy_source::read_local;
-use crate::app::run_json::fix_json;
 use crate::settings::Settings;
 use council_protocol::error::{Error, Result};
 use council_protocol::gates::guard::{evaluate_branch, passed};
+use council_protocol::gates::json::v1::GateVerdict;
 use council_protocol::policy::Policy;
 
 /// `check_branch`'s arguments.
@@ -39,23 +39,12 @@ pub async fn check_branch(settings: &Settings, args: &Map<String, Value>) -> Res
     let policy = policy(settings, args.policy.as_deref(), &args.target).await?;
     let gates = evaluate_branch(&policy, &args.branch, &args.target);
     let all_passed = passed(&gates);
-    let shown: Vec<Value> = gates
-        .iter()
-        .map(|g| {
-            json!({
-                "gate": g.gate,
-                "verdict": g.verdict.as_str(),
-                "message": g.message.plain(),
-                "remedy": g.fix.as_ref().map(fix_json),
-            })
-        })
-        .collect();
     Ok(json!({
         "branch": args.branch,
         "target": args.target,
         "passed": all_passed,
         "policy": policy.source,
-        "gates": shown,
+        "gates": GateVerdict::all(&gates),
     }))
 }
 

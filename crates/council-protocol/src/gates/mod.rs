@@ -6,6 +6,7 @@
 //! kind; the ledger derives `gates` and stage statuses from the same table.
 
 pub mod guard;
+pub mod json;
 pub mod release;
 
 use crate::render::text::Message;
