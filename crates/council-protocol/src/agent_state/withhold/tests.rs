@@ -184,8 +184,7 @@ fn the_warning_material_names_the_kind_never_the_value() {
 
 #[test]
 fn only_the_element_that_holds_it_goes_of_two_with_one_name() {
-    let mut state = AgentState::default();
-    state.unknown = [
+    let unknown = [
         "<note>fine</note>".to_owned(),
         format!("<note>{TOKEN}</note>"),
         "<note>also fine</note>".to_owned(),
@@ -193,6 +192,10 @@ fn only_the_element_that_holds_it_goes_of_two_with_one_name() {
     .iter()
     .filter_map(|xml| UnknownElement::from_xml(xml).ok())
     .collect();
+    let mut state = AgentState {
+        unknown,
+        ..AgentState::default()
+    };
     assert_eq!(names(&state.withhold_secrets()), ["note"]);
     let left: Vec<&str> = state.unknown.iter().map(UnknownElement::xml).collect();
     assert_eq!(left, ["<note>fine</note>", "<note>also fine</note>"]);
