@@ -645,3 +645,58 @@ async fn verify_ledger_falls_back_to_an_own_runs_artifact_never_a_forks() {
         }
     }
 }
+
+/// `put_agent_state` and `get_agent_state` share `state put`/`state get`'s paths: a
+/// memory that fills a comment to GitHub's limit is posted whole and reads back (it
+/// was cut 512 characters short of the limit, losing `</agent-state>`), and a secret a
+/// human left in a block is withheld from the answer, with a warning naming where.
+#[tokio::test(flavor = "multi_thread")]
+async fn state_tools_post_a_full_comment_whole_and_withhold_a_secret_they_read() {
+    const SECRET: &str = "ghp_R8x2Lq9ZtV4mN7cJ1sK5wB3yH6dF0gPaE2uQ";
+    let gh = FakeGitHub::start().await;
+    gh.issue(7, "Codertocat", "Login page.");
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::start(&gh.uri(), &[], dir.path());
+    let notes: Vec<String> = (0..4_000)
+        .map(|i| format!("note {i}: {}", "😀".repeat(20)))
+        .collect();
+    let (error, text) = s.call(
+        "put_agent_state",
+        json!({"issue": 7, "step": "coding", "memory": {"notes": notes}}),
+    );
+    assert!(!error, "{text}");
+    let posted = gh.posted().await;
+    let chars = posted[0].chars().count();
+    assert!((65_024..=65_536).contains(&chars), "{chars}");
+    assert!(posted[0].contains("</agent-state>"));
+    let (error, text) = s.call("get_agent_state", json!({"issue": 7}));
+    assert!(!error, "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(answer["state"]["step"], "coding", "{answer}");
+    assert!(answer["state"]["memory"]["notes"].is_array(), "{answer}");
+    assert_eq!(answer["warnings"], json!([]), "{answer}");
+
+    gh.seed(
+        7,
+        "Codertocat",
+        &format!(
+            "<agent-state><step>waiting</step><input_request><status>waiting</status>\
+             <question>Is {SECRET} the token?</question></input_request></agent-state>"
+        ),
+    );
+    let (error, text) = s.call("get_agent_state", json!({"issue": 7}));
+    assert!(!error, "{text}");
+    assert!(!text.contains(&SECRET[4..]), "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(answer["state"]["step"], "waiting", "{answer}");
+    assert_eq!(answer["state"]["input_request"], Value::Null, "{answer}");
+    assert_eq!(answer["withheld"][0]["element"], "input_request");
+    assert!(
+        answer["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("Withheld <input_request> (GitHub token)"),
+        "{answer}"
+    );
+    gh.expect_writes(&["POST /issues/7/comments"]);
+}

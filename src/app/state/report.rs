@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::read::{Latest, MAX_COMMENTS};
 use crate::app::columns::aligned;
 use council_protocol::agent_state::v21::{self, Metrics, PlanItem, PlanStatus};
-use council_protocol::agent_state::{AgentState, WarningKind};
+use council_protocol::agent_state::{AgentState, ROOT, WarningKind, Withheld};
 use council_protocol::render::text::{Message, cell, escape_inline, literal, visible};
 
 /// The summary shows previews; outputs and `--json` carry the full values.
@@ -207,6 +207,32 @@ pub(super) fn provenance(r: &ReadReport, markdown: bool, put: bool) -> Vec<Strin
             plural(skipped)
         ))));
     }
+    if !s.withheld.is_empty() {
+        let mut line = Message::new().text(if put {
+            "Withheld from the block the fields came from: "
+        } else {
+            "Withheld from the block: "
+        });
+        for (n, w) in s.withheld.iter().enumerate() {
+            if n > 0 {
+                line = line.text(", ");
+            }
+            line = match w.element.as_str() {
+                ROOT => line.text("the attributes of ").value(format!("<{ROOT}>")),
+                name => line.value(format!("<{name}>")),
+            };
+        }
+        lines.push(render(line.text(format!(
+            ". What {} looks like a secret ({}), so it is in no output{} (see the warning).",
+            if s.withheld.len() == 1 {
+                "it holds"
+            } else {
+                "they hold"
+            },
+            kinds(&s.withheld),
+            if put { " and not in the new block" } else { "" },
+        ))));
+    }
     if s.warnings.iter().any(|w| w.kind == WarningKind::Lenient) {
         lines.push(render(Message::new().text(
             "The block was read leniently: it holds characters its writer should have \
@@ -221,6 +247,17 @@ pub(super) fn provenance(r: &ReadReport, markdown: bool, put: bool) -> Vec<Strin
         ))));
     }
     lines
+}
+
+/// The kinds of secret withheld, each once, in order.
+fn kinds(withheld: &[Withheld]) -> String {
+    let mut kinds: Vec<&str> = Vec::new();
+    for w in withheld {
+        if !kinds.contains(&w.kind) {
+            kinds.push(w.kind);
+        }
+    }
+    kinds.join(", ")
 }
 
 pub(super) fn footer(r: &ReadReport) -> Vec<Message> {
@@ -335,6 +372,7 @@ pub(super) fn read_json(r: &ReadReport) -> Value {
         "issue": r.issue,
         "source": s.source,
         "ignored_untrusted": s.ignored_untrusted,
+        "withheld": s.withheld,
         "warnings": s.warnings,
         "pages": r.latest.pages,
         "capped": r.latest.capped,

@@ -3,13 +3,17 @@
 //! ledger's comment); one executor (`app::effects`) performs them all, so dry runs,
 //! read-only tokens, the release token and retries mean the same thing everywhere.
 
+use std::borrow::Cow;
+
+use crate::audit::stored::COMMENT_LIMIT;
 use crate::policy::MergeMethod;
 use crate::render::text::Message;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Effect {
     /// A comment that is posted once: a comment of ours that starts with `marker`
-    /// already being there counts as done (the close-on-fail explanation).
+    /// already being there counts as done (the close-on-fail explanation). Prose: cut
+    /// to fit when it is too long ([`Oversize::Cut`]).
     CommentOnce {
         issue: u64,
         marker: String,
@@ -33,20 +37,21 @@ pub enum Effect {
     Merge(Merge),
     /// Open a pull request that reverts a merged one, with the release token.
     Revert(Revert),
-    /// A new comment (an `<agent-state>` block: each state is its own comment).
+    /// A new comment (an `<agent-state>` block: each state is its own comment). Sized by
+    /// its writer and posted whole ([`Oversize::Whole`]).
     PostComment {
         issue: u64,
         body: String,
     },
     /// The one comment of ours that starts with `marker` says `body` (a context report):
-    /// edited when it differs, posted when missing, duplicates deleted.
+    /// edited when it differs, posted when missing, duplicates deleted. Posted whole.
     UpsertComment {
         issue: u64,
         marker: String,
         body: String,
     },
     /// The Context Object comment: comment `comment` edited to `body` (posted again when
-    /// it was deleted meanwhile), or a new comment when there is none.
+    /// it was deleted meanwhile), or a new comment when there is none. Posted whole.
     WriteComment {
         issue: u64,
         comment: Option<u64>,
@@ -84,7 +89,68 @@ pub struct Revert {
     pub body: String,
 }
 
+/// What may become of a comment body that is longer than GitHub accepts (65,536
+/// characters, counted in Unicode code points). Decided by the kind of comment, never
+/// by the executor that posts it: a block a program reads back must not be cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Oversize {
+    /// Prose for a person (the close-on-fail explanation, whose whole text is also in the
+    /// job summary): cut, with a note saying so, rather than refused with 422, which
+    /// would leave a closed pull request without its explanation.
+    Cut,
+    /// A block a reader parses back (an `<agent-state>`, a context report, the Context
+    /// Object): its writer sizes it by its own rules (compacting memory, leaving out the
+    /// oldest timeline entries, refusing a report), and it is posted whole or not at all.
+    /// Cut, it would lose its closing tags and be skipped as malformed by every reader,
+    /// and the state or report in it would be lost.
+    Whole,
+}
+
+/// A body over GitHub's limit that may not be cut: nothing is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooLong {
+    /// Its length in code points.
+    pub chars: usize,
+}
+
+impl Oversize {
+    /// The body to post: `body` itself when it fits; else, under [`Oversize::Cut`], its
+    /// start and a note (512 characters under the limit), and under [`Oversize::Whole`]
+    /// an error.
+    pub fn fit(self, body: &str) -> Result<Cow<'_, str>, TooLong> {
+        const NOTE: &str =
+            "\n\n… (cut to fit GitHub's comment limit; the job summary has the whole text)\n";
+        const CUT_TO: usize = COMMENT_LIMIT - 512;
+        let chars = body.chars().count();
+        match self {
+            Oversize::Cut if chars > CUT_TO => {
+                let keep: String = body.chars().take(CUT_TO - NOTE.chars().count()).collect();
+                Ok(Cow::Owned(keep + NOTE))
+            }
+            Oversize::Whole if chars > COMMENT_LIMIT => Err(TooLong { chars }),
+            Oversize::Cut | Oversize::Whole => Ok(Cow::Borrowed(body)),
+        }
+    }
+}
+
 impl Effect {
+    /// What may become of the comment it writes when that is too long; `None` for the
+    /// effects that write no comment.
+    pub fn oversize(&self) -> Option<Oversize> {
+        match self {
+            Effect::CommentOnce { .. } => Some(Oversize::Cut),
+            Effect::PostComment { .. }
+            | Effect::UpsertComment { .. }
+            | Effect::WriteComment { .. } => Some(Oversize::Whole),
+            Effect::ClosePr { .. }
+            | Effect::AddLabel { .. }
+            | Effect::RemoveLabel { .. }
+            | Effect::Merge { .. }
+            | Effect::Revert { .. }
+            | Effect::DeleteComment { .. } => None,
+        }
+    }
+
     /// The timeline action that records it.
     pub fn action(&self) -> &'static str {
         match self {
@@ -203,5 +269,115 @@ impl EffectReport {
             self.result,
             EffectResult::Done(_) | EffectResult::Unchanged(_)
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn comment_effects() -> Vec<Effect> {
+        let body = String::new();
+        vec![
+            Effect::CommentOnce {
+                issue: 1,
+                marker: "m".into(),
+                body: body.clone(),
+            },
+            Effect::PostComment {
+                issue: 1,
+                body: body.clone(),
+            },
+            Effect::UpsertComment {
+                issue: 1,
+                marker: "m".into(),
+                body: body.clone(),
+            },
+            Effect::WriteComment {
+                issue: 1,
+                comment: None,
+                body,
+            },
+        ]
+    }
+
+    #[test]
+    fn only_the_close_on_fail_explanation_may_be_cut() {
+        let oversize: Vec<Option<Oversize>> =
+            comment_effects().iter().map(Effect::oversize).collect();
+        assert_eq!(
+            oversize,
+            [
+                Some(Oversize::Cut),
+                Some(Oversize::Whole),
+                Some(Oversize::Whole),
+                Some(Oversize::Whole)
+            ]
+        );
+        assert_eq!(Effect::DeleteComment { id: 1 }.oversize(), None);
+    }
+
+    #[test]
+    fn prose_is_cut_under_the_limit_with_a_note() {
+        let body = "x".repeat(100_000);
+        let fitted = Oversize::Cut.fit(&body).unwrap();
+        assert!(fitted.chars().count() <= COMMENT_LIMIT - 512);
+        assert!(fitted.ends_with("the job summary has the whole text)\n"));
+        assert!(matches!(
+            Oversize::Cut.fit("short"),
+            Ok(Cow::Borrowed("short"))
+        ));
+    }
+
+    /// Up to the limit exactly, in code points: 4-byte characters count as one.
+    #[test]
+    fn a_block_is_posted_whole_up_to_the_limit_and_never_cut() {
+        for unit in ["x", "é", "😀"] {
+            let at = unit.repeat(COMMENT_LIMIT);
+            let fitted = Oversize::Whole.fit(&at).unwrap();
+            assert!(matches!(fitted, Cow::Borrowed(b) if b == at), "{unit}");
+            let over = unit.repeat(COMMENT_LIMIT + 1);
+            assert_eq!(
+                Oversize::Whole.fit(&over),
+                Err(TooLong {
+                    chars: COMMENT_LIMIT + 1
+                })
+            );
+        }
+        // Between the prose limit and GitHub's: a block is kept, prose is cut.
+        let block = format!("{}</agent-state>", "x".repeat(COMMENT_LIMIT - 300));
+        assert_eq!(Oversize::Whole.fit(&block).as_deref(), Ok(block.as_str()));
+        assert!(
+            !Oversize::Cut
+                .fit(&block)
+                .unwrap()
+                .contains("</agent-state>")
+        );
+    }
+
+    proptest::proptest! {
+        /// Bodies of multi-byte characters around the limit: cut by characters, never
+        /// inside one, to a prefix of the body and the note.
+        #[test]
+        fn a_multi_byte_body_is_cut_by_characters(
+            lead in (COMMENT_LIMIT - 600)..(COMMENT_LIMIT - 400),
+            tail in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just('é'),
+                    proptest::strategy::Just('€'),
+                    proptest::strategy::Just('📝'),
+                    proptest::prelude::any::<char>(),
+                ],
+                0..300,
+            ),
+        ) {
+            let body = "x".repeat(lead) + &tail.into_iter().collect::<String>();
+            let fitted = Oversize::Cut.fit(&body).unwrap();
+            proptest::prop_assert!(fitted.chars().count() <= COMMENT_LIMIT - 512);
+            match fitted.split_once("\n\n… (cut to fit") {
+                Some((kept, _)) => proptest::prop_assert!(body.starts_with(kept)),
+                None => proptest::prop_assert_eq!(fitted.as_ref(), body.as_str()),
+            }
+        }
     }
 }
