@@ -375,6 +375,139 @@ async fn a_store_that_cannot_be_used_says_why_without_the_password() {
     since.assert_code(2);
 }
 
+/// The acceptance run's attack: a password holding `/` (or `?`, `#`, `:`; written as it
+/// is or percent-encoded) works as a connection string, and was printed whole in the
+/// error, from `--database-url` and `COUNCIL_DATABASE_URL` alike, without the warning
+/// about the command line.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_password_holding_url_delimiters_is_never_printed() {
+    let store = StoreFile::new();
+    for url in [
+        "postgres://council:s3/Zq8pW@127.0.0.1:1/audit",
+        "postgres://council:s3?Zq8pW@127.0.0.1:1/audit",
+        "postgres://council:s3#Zq8pW@127.0.0.1:1/audit",
+        "postgres://council:s3:Zq8pW/x?y#z@127.0.0.1:1/audit",
+        "postgres://council:s3%2FZq8pW@127.0.0.1:1/audit",
+        "postgres://council:s3%40Zq8pW@127.0.0.1:1/audit",
+        "postgres://council@127.0.0.1:1/audit?password=s3%2FZq8pW",
+    ] {
+        // Nothing listens on port 1: the store failed (3), named without its password.
+        let from_env = Council::cli()
+            .args(&["audit", "query", "--json"])
+            .env("COUNCIL_DATABASE_URL", url)
+            .run()
+            .await;
+        from_env.assert_code(3);
+        assert!(
+            from_env
+                .stderr
+                .contains("postgres://council:***@127.0.0.1:1/audit"),
+            "{url}: {}",
+            from_env.stderr
+        );
+        from_env.assert_no_secret("Zq8pW");
+        let given = store
+            .audit(&["verify", "--json", "--database-url", url])
+            .await;
+        given.assert_code(3);
+        given.assert_no_secret("Zq8pW");
+        assert!(
+            given
+                .stderr
+                .contains("--database-url was given on the command line"),
+            "{url}: {}",
+            given.stderr
+        );
+    }
+    // An `@` written as it is would split the password (part of it read as the host):
+    // refused as bad usage, and neither part is shown.
+    for url in [
+        "postgres://council:s3@Zq8pW@127.0.0.1:1/audit",
+        "postgres://127.0.0.1:1/audit?password=s3@Zq8pW",
+    ] {
+        let run = store.audit(&["query", "--database-url", url]).await;
+        run.assert_code(2);
+        assert!(run.stderr.contains("%40"), "{}", run.stderr);
+        run.assert_no_secret("Zq8pW");
+        run.assert_no_secret("s3@");
+        assert!(
+            run.stderr
+                .contains("--database-url was given on the command line"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+/// The same passwords on a store that answers: the success lines, `--json`'s
+/// `"database"` and the report's store name show none of it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_store_reached_with_such_a_password_never_prints_it() {
+    let Some(url) = crate::support::postgres::fresh_database().await else {
+        return;
+    };
+    // The test server trusts loopback: any password connects.
+    let (scheme, rest) = url.split_once("://").unwrap();
+    let (user, rest) = rest.split_once('@').unwrap();
+    let (host, db) = rest.split_once('/').unwrap();
+    let secret = "Zq8pW";
+    let with_password = format!("{scheme}://{user}:s3/{secret}?#x@{rest}");
+    let shown = format!("{scheme}://{user}:***@{host}/{db}");
+    let files = tempfile::tempdir().unwrap();
+    let object = ledger(
+        5,
+        "develop",
+        &"e".repeat(40),
+        "600",
+        &[("agent_guard", "check:branch-name", "PASS")],
+        None,
+    );
+    let path = file(files.path(), "PR-5.json", &audit_file(&object));
+    let run = |args: Vec<String>| {
+        let url = with_password.clone();
+        async move {
+            let mut all = vec!["audit".to_string()];
+            all.extend(args);
+            let all: Vec<&str> = all.iter().map(String::as_str).collect();
+            Council::cli()
+                .args(&all)
+                .env("COUNCIL_DATABASE_URL", &url)
+                .run()
+                .await
+        }
+    };
+    let import = run(vec!["import".into(), path.clone()]).await;
+    import.assert_code(0);
+    import.assert_no_secret(secret);
+    let json = run(vec!["import".into(), path, "--json".into()]).await;
+    json.assert_code(0);
+    json.assert_no_secret(secret);
+    let out: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(out["database"], shown.as_str());
+    for args in [
+        vec!["query", "--json"],
+        vec!["verify"],
+        vec!["verify", "--json"],
+    ] {
+        let done = run(args.iter().map(|a| a.to_string()).collect()).await;
+        done.assert_code(0);
+        done.assert_no_secret(secret);
+        assert!(done.stdout.contains(&shown), "{args:?}: {}", done.stdout);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let report = run(vec![
+        "report".into(),
+        "--html".into(),
+        dir.path().display().to_string(),
+    ])
+    .await;
+    report.assert_code(0);
+    report.assert_no_secret(secret);
+    let page = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    assert!(!page.contains(secret));
+    assert!(page.contains(&format!("PostgreSQL database {db}")));
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn the_report_is_one_page_written_where_asked() {
     let store = StoreFile::new();
