@@ -213,6 +213,58 @@ async fn a_tampered_or_conflicting_file_is_refused_recorded_and_exits_1() {
     run.assert_code(2);
 }
 
+/// The acceptance run's attack: `timeline_omitted.count` = 2^63 − 1 (its unsigned
+/// `chain_head` to match) put the entries past the store's integers, and `audit import`
+/// failed on the database (exit 3, "UNIQUE constraint failed"). It is tampering: the file
+/// is refused and recorded (exit 1), and the other files are stored.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_omitted_count_past_any_timeline_is_refused_as_tampering() {
+    let store = StoreFile::new();
+    let files = tempfile::tempdir().unwrap();
+    let full = ledger(
+        12,
+        "develop",
+        &"a".repeat(40),
+        "800",
+        &[
+            ("agent_guard", "check:branch-name", "PASS"),
+            ("agent_guard", "check:target-branch", "PASS"),
+            ("agent_review", "check:secret-scan", "PASS"),
+        ],
+        None,
+    );
+    let timeline = full.context.timeline.clone();
+    let mut forged = audit_file(&full);
+    forged["timeline"] = serde_json::to_value(&timeline[1..]).unwrap();
+    forged["timeline_omitted"] =
+        serde_json::json!({"count": i64::MAX, "head_hash": timeline[0].hash});
+    forged["chain_head"] = serde_json::json!({
+        "entries": i64::MAX as u64 + 2,
+        "hash": timeline[2].hash,
+    });
+    let forged = file(files.path(), "forged.json", &forged);
+    let genuine = ledger(
+        13,
+        "develop",
+        &"b".repeat(40),
+        "801",
+        &[("agent_guard", "check:branch-name", "PASS")],
+        None,
+    );
+    let genuine = file(files.path(), "PR-13.json", &audit_file(&genuine));
+    let run = store.audit(&["import", &forged, &genuine, "--json"]).await;
+    run.assert_code(1);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["refused"], 1, "{report}");
+    let why = report["files"][0]["refused"].as_str().unwrap();
+    assert!(why.contains("timeline_omitted"), "{why}");
+    assert_eq!(report["files"][1]["added"], 1, "{report}");
+    let failures = store.query("failures").await;
+    assert_eq!(failures[0]["pr"], 12, "{failures}");
+    // Offered again: refused again, never a store failure.
+    store.audit(&["import", &forged]).await.assert_code(1);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_row_edited_in_the_database_is_found_by_audit_verify() {
     let store = StoreFile::new();

@@ -224,6 +224,67 @@ async fn a_tampered_comment_is_recorded_and_the_verifying_artifact_stored_instea
     assert_eq!(agents[0]["top_failing_rule"], "check:branch-name");
 }
 
+/// The acceptance run's attack: a ledger comment whose `timeline_omitted.count` is
+/// 2^63 − 1 (its unsigned head to match) stopped every sync at that pull request (exit 3,
+/// the database refusing the positions). It is refused as tampering and recorded, and
+/// the sync goes on with the other pull requests.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_comment_with_an_omitted_count_past_any_timeline_is_refused_and_the_sync_goes_on() {
+    use council_protocol::audit::head::Head;
+    let world = World::empty().await;
+    let entries = [
+        ("agent_guard", "check:branch-name", "PASS"),
+        ("agent_guard", "check:target-branch", "PASS"),
+        ("agent_review", "check:secret-scan", "PASS"),
+    ];
+    for (n, sha) in [(14, "d".repeat(40)), (15, "e".repeat(40))] {
+        let _ = world
+            .gh
+            .pr(n)
+            .head("feature/devops/PBI-007-release", &sha)
+            .base("develop");
+        let full = ledger(n, "develop", &sha, "910", &entries, None);
+        let mut stored = full.clone();
+        if n == 14 {
+            stored.context.timeline = full.context.timeline[1..].to_vec();
+            stored.omitted.count = i64::MAX as usize;
+            stored.omitted.head_hash = full.context.timeline[0].hash.clone();
+            stored.head = Some(Head::new(
+                stored.total_entries(),
+                &full.context.timeline[2].hash,
+                None,
+            ));
+        }
+        world
+            .gh
+            .seed_as(n, "github-actions[bot]", "NONE", &comment(&stored));
+    }
+    for _ in 0..2 {
+        let (run, report) = world.sync(&["--full"]).await;
+        run.assert_code(1);
+        assert_eq!(report["tally"]["read"], 2, "{report}");
+        assert_eq!(report["tally"]["refused"], 1, "{report}");
+        assert_eq!(report["tally"]["entries_added"].as_u64().unwrap() % 3, 0);
+    }
+    let failures = world.query("failures").await;
+    assert_eq!(failures.as_array().unwrap().len(), 1, "{failures}");
+    assert_eq!(failures[0]["pr"], 14);
+    assert!(
+        failures[0]["problem"]
+            .as_str()
+            .unwrap()
+            .contains("timeline_omitted"),
+        "{failures}"
+    );
+    let verify = world.council(&["verify", "--json"]).await;
+    verify.assert_code(0);
+    let verified: Value = serde_json::from_str(&verify.stdout).unwrap();
+    assert_eq!(
+        (verified["contexts"].as_u64(), verified["entries"].as_u64()),
+        (Some(1), Some(3))
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_comment_for_another_pull_request_is_refused() {
     let world = World::empty().await;

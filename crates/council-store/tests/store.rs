@@ -200,6 +200,72 @@ async fn an_object_naming_another_subject_is_refused() {
     }
 }
 
+/// The acceptance run's attack: `timeline_omitted.count` = 2^63 − 1 (the head to match,
+/// unsigned) put every entry at a position past the store's integers, and the import
+/// failed on the database ("UNIQUE constraint failed"), every time it was offered. It is
+/// refused as tampering and recorded; the store goes on with the next object. So is a
+/// `subject.id` past them (it was stored as nothing: "NOT NULL constraint failed").
+#[tokio::test]
+async fn counts_past_the_stores_integers_are_refused_as_tampering() {
+    use council_protocol::audit::head::Head;
+    for (db, mut store) in stores().await {
+        let full = object(
+            REPO,
+            30,
+            "agent-1",
+            &guard(1, "2026-03-02T10:00:00Z", true),
+            None,
+        );
+        for count in [i64::MAX as u64, u64::MAX, 1_000_000_001] {
+            let mut forged = tail(&full, 1);
+            forged.omitted.count = count as usize;
+            forged.head = Some(Head::new(
+                forged.total_entries(),
+                &forged.context.timeline[0].hash.clone(),
+                None,
+            ));
+            let refused = store
+                .import(&offer(&forged, "comment 9"))
+                .await
+                .expect(db.engine);
+            assert!(
+                refused
+                    .refused
+                    .as_deref()
+                    .is_some_and(|why| why.contains("timeline_omitted")),
+                "{}: {refused:?}",
+                db.engine
+            );
+            assert_eq!(refused.verification, Verification::Failed);
+        }
+        let mut far = object(
+            REPO,
+            31,
+            "agent-1",
+            &guard(1, "2026-03-02T10:00:00Z", true),
+            None,
+        );
+        far.context.subject.id = i64::MAX as u64 + 1;
+        far.context.context_id = format!("PR-{}", far.context.subject.id);
+        let refused = store.import(&offer(&far, "file")).await.expect(db.engine);
+        assert!(
+            refused
+                .refused
+                .as_deref()
+                .is_some_and(|why| why.contains("no pull request number")),
+            "{}: {refused:?}",
+            db.engine
+        );
+        // The store goes on: the genuine object is stored whole.
+        let stored = store
+            .import(&offer(&full, "comment 10"))
+            .await
+            .expect(db.engine);
+        assert_eq!((stored.added, stored.refused), (2, None), "{}", db.engine);
+        assert_eq!(store.failures(&Filter::default()).await.unwrap().len(), 4);
+    }
+}
+
 #[tokio::test]
 async fn the_common_questions_over_a_known_store() {
     for (_db, mut store) in stores().await {
@@ -339,5 +405,45 @@ async fn the_derived_state_comes_from_the_stored_entries_not_the_object() {
         store.import(&offer(&stored, "file")).await.unwrap();
         let data = store.report_data(&Filter::default(), NOW).await.unwrap();
         assert_eq!(data.prs[0].guard_status, "FAIL");
+    }
+}
+
+/// A context report whose token counts do not fit the store's integers (2^63 and more)
+/// was stored as nothing in a column that refuses that, and failed the whole sync. It is
+/// not stored; the other reports are.
+#[tokio::test]
+async fn a_context_report_past_the_stores_integers_is_left_out() {
+    use council_protocol::context_report::parse_report;
+    use council_store::ReportRow;
+    let report = |agent: &str, total: u64| {
+        parse_report(
+            &serde_json::json!({"contextReport": {
+                "agentId": agent,
+                "reportTimestamp": "2026-03-01T10:00:00Z",
+                "contextWindow": {"totalTokens": total, "availableTokens": 2},
+                "loadedProjects": [],
+                "loadedTasks": [],
+                "capabilities": {"canStartImmediately": []},
+            }})
+            .to_string(),
+        )
+        .expect("a valid report")
+    };
+    let (huge, fine) = (report("agent-a", u64::MAX), report("agent-b", 100));
+    for (db, mut store) in stores().await {
+        let rows: Vec<ReportRow<'_>> = [&huge, &fine]
+            .into_iter()
+            .enumerate()
+            .map(|(i, report)| ReportRow {
+                report,
+                repository: REPO,
+                registry_issue: 1,
+                comment_id: 10 + i as u64,
+                comment_url: "https://github.com/octo/app/issues/1#issuecomment-10",
+                author: "agent-a",
+            })
+            .collect();
+        let added = store.import_reports(&rows, NOW).await.expect(db.engine);
+        assert_eq!(added, 1, "{}", db.engine);
     }
 }

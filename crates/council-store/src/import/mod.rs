@@ -106,9 +106,18 @@ pub struct Imported {
     /// Entries the store holds for it.
     pub entries: u64,
 }
+/// The largest pull request number: GitHub's are 32-bit (GraphQL's `Int`).
+const MAX_PR_NUMBER: u64 = i32::MAX as u64;
+
 /// `PR-<n>` naming `subject.id` `n` of a `pull_request`, in an `owner/name` repository.
 fn identity(ctx: &ContextObject) -> Result<u64, String> {
     let n = ctx.subject.id;
+    // Beyond the store's integers it would be stored as nothing, and fail there.
+    if n > MAX_PR_NUMBER {
+        return Err(format!(
+            "subject.id {n} is no pull request number (GitHub's are at most {MAX_PR_NUMBER})"
+        ));
+    }
     if ctx.subject.kind != "pull_request" {
         return Err(format!(
             "subject.type is `{}`, not `pull_request`",
