@@ -202,9 +202,13 @@ fn postgres(scheme: &str, rest: &str) -> Result<PostgresUrl, StoreError> {
              name or parameter as %40",
         ));
     }
-    let userinfo_end = rest.find('@').map_or(0, |at| at + 1);
-    let userinfo = &rest[..userinfo_end.saturating_sub(1)];
-    let (user, password) = userinfo.split_once(':').unwrap_or((userinfo, ""));
+    let (userinfo, after) = match rest.split_once('@') {
+        Some((userinfo, after)) => (Some(userinfo), after),
+        None => (None, rest),
+    };
+    let (user, password) = userinfo
+        .map(|u| u.split_once(':').unwrap_or((u, "")))
+        .unwrap_or_default();
     // `postgres://host/db?password=a@b`: the `@` ends what tokio-postgres takes for the
     // user-info, so host, database and parameters would be read as a user and password,
     // and the end of the password as the host. A password may hold `/` and `?` (tokio-
@@ -218,12 +222,13 @@ fn postgres(scheme: &str, rest: &str) -> Result<PostgresUrl, StoreError> {
              in a database name or parameter as %40 (and a `?` in a password as %3F)",
         ));
     }
-    let (base, query) = match rest[userinfo_end..].find('?') {
-        Some(q) => (
-            &rest[..userinfo_end + q],
-            Some(&rest[userinfo_end + q + 1..]),
-        ),
-        None => (rest, None),
+    let (host_and_path, query) = match after.split_once('?') {
+        Some((before, query)) => (before, Some(query)),
+        None => (after, None),
+    };
+    let base = match userinfo {
+        Some(userinfo) => format!("{userinfo}@{host_and_path}"),
+        None => host_and_path.to_string(),
     };
     let mut tls = None;
     let mut root_cert = None;
