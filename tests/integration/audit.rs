@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::support::fake_github::FakeGitHub;
-use crate::support::ledgers::{audit_file, ledger};
+use crate::support::ledgers::{audit_file, guarded, ledger};
 use crate::support::{Council, Run, pr_event};
 
 /// A store file in its own folder, as `sqlite:///abs/path` (the folder outlives the runs).
@@ -265,6 +265,88 @@ async fn an_omitted_count_past_any_timeline_is_refused_as_tampering() {
     store.audit(&["import", &forged]).await.assert_code(1);
 }
 
+/// The acceptance run's attack, as a file: the header (unsigned) edited to name author
+/// `innocent-alice` and another source branch, the signed entries untouched. A file is
+/// no live read, so nothing vouches for its author: it is stored as unverified and every
+/// answer says so; where the signed guard entries name the branch they judged, a header
+/// naming another is refused as edited (exit 1).
+#[tokio::test(flavor = "multi_thread")]
+async fn an_imported_header_is_never_taken_as_a_verified_attribution() {
+    const KEY: &str = "audit key";
+    let store = StoreFile::new();
+    let files = tempfile::tempdir().unwrap();
+    let mut edited = ledger(
+        18,
+        "develop",
+        &"1".repeat(40),
+        "940",
+        &[
+            ("agent_guard", "check:branch-name", "FAIL"),
+            ("agent_guard", "check:target-branch", "FAIL"),
+        ],
+        Some(KEY),
+    );
+    edited.context.subject.author = "innocent-alice".into();
+    edited.context.subject.source_branch = "feature/devops/PBI-018-hers".into();
+    let edited = file(files.path(), "PR-18.json", &audit_file(&edited));
+    let run = store.audit(&["import", &edited, "--hmac-key", KEY]).await;
+    run.assert_code(0);
+    assert!(
+        run.stdout
+            .contains("its author and branches are unverified"),
+        "{}",
+        run.stdout
+    );
+    let agents = store.query("agents").await;
+    assert_eq!(
+        (&agents[0]["agent"], &agents[0]["unverified_prs"]),
+        (&Value::from("innocent-alice"), &Value::from(1)),
+        "{agents}"
+    );
+    let table = store.audit(&["query", "agents"]).await;
+    assert!(
+        table
+            .stdout
+            .contains("unverified: pull requests whose author"),
+        "{}",
+        table.stdout
+    );
+    let verify = store.audit(&["verify", "--hmac-key", KEY]).await;
+    verify.assert_code(0);
+    assert!(
+        verify
+            .stdout
+            .contains("1 attributed by their unsigned header alone"),
+        "{}",
+        verify.stdout
+    );
+
+    // Signed guard entries that name the branch they judged contradict the edit.
+    let mut forged = guarded(19, "develop", &"2".repeat(40), "941", Some(KEY));
+    forged.context.subject.author = "innocent-alice".into();
+    forged.context.subject.source_branch = "feature/devops/PBI-019-hers".into();
+    let forged = file(files.path(), "PR-19.json", &audit_file(&forged));
+    let run = store
+        .audit(&["import", &forged, "--hmac-key", KEY, "--json"])
+        .await;
+    run.assert_code(1);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let why = report["files"][0]["refused"].as_str().unwrap();
+    assert!(
+        why.contains("source_branch") && why.contains("edited"),
+        "{why}"
+    );
+    let agents = store.query("agents").await;
+    assert_eq!(agents[0]["prs"], 1, "PR-19 is not stored: {agents}");
+    // The genuine file of the same run is stored.
+    let genuine = guarded(19, "develop", &"2".repeat(40), "941", Some(KEY));
+    let genuine = file(files.path(), "PR-19.genuine.json", &audit_file(&genuine));
+    store
+        .audit(&["import", &genuine, "--hmac-key", KEY])
+        .await
+        .assert_code(0);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_row_edited_in_the_database_is_found_by_audit_verify() {
     let store = StoreFile::new();
@@ -332,6 +414,8 @@ async fn the_action_writes_its_context_object_to_the_store_once_the_comment_hold
     let agents = store.query("agents").await;
     assert_eq!(agents[0]["prs"], 1);
     assert_eq!(agents[0]["guard_passed"], 1);
+    // The run read the pull request itself: its author is vouched for.
+    assert_eq!(agents[0]["unverified_prs"], 0, "{agents}");
     // The same event again: the store follows the comment (no conflict), and a dry run
     // writes nothing to it.
     let again = Council::action()

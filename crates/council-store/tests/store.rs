@@ -447,3 +447,157 @@ async fn a_context_report_past_the_stores_integers_is_left_out() {
         assert_eq!(added, 1, "{}", db.engine);
     }
 }
+
+/// The acceptance run's attack: a ledger whose header (unsigned) was edited to name
+/// another author, the signed entries untouched, was stored as verified and blamed her.
+/// A live read of GitHub is what the store attributes a pull request to; a header that
+/// says otherwise is recorded as a verification failure. Without one (a file) the header
+/// is stored as unverified, and the questions say so; a later live read replaces it.
+#[tokio::test]
+async fn a_pull_request_is_attributed_to_what_a_live_read_vouches_for() {
+    use council_store::{Attribution, BY_GITHUB, BY_HEADER};
+    let github = Attribution {
+        author: "agent-1".to_string(),
+        source_branch: "feature/api/PBI-40-login".to_string(),
+        target_branch: "develop".to_string(),
+        head_sha: Some("b".repeat(40)),
+    };
+    for (db, mut store) in stores().await {
+        let genuine = object(
+            REPO,
+            40,
+            "agent-1",
+            &guard(1, "2026-03-02T10:00:00Z", true),
+            None,
+        );
+        let mut forged = genuine.clone();
+        forged.context.subject.author = "innocent-alice".to_string();
+        forged.context.subject.source_branch = "feature/api/PBI-41-other".to_string();
+        // A file: nothing vouches; stored, but unverified, and said so.
+        let imported = store
+            .import(&offer(&forged, "PR-40.json"))
+            .await
+            .expect(db.engine);
+        assert_eq!(
+            (imported.added, imported.attribution.as_str()),
+            (2, BY_HEADER),
+            "{}",
+            db.engine
+        );
+        let agents = store.agents(&Filter::default()).await.unwrap();
+        assert_eq!(
+            (agents[0].agent.as_str(), agents[0].unverified_prs),
+            ("innocent-alice", 1),
+            "{}",
+            db.engine
+        );
+        assert_eq!(
+            store
+                .totals(&Filter::default())
+                .await
+                .unwrap()
+                .unverified_attribution,
+            1
+        );
+
+        // The same object from a sync, GitHub saying who opened it and from where.
+        let mut synced = offer(&forged, "https://github.com/octo/app/pull/40#comment");
+        synced.attribution = Some(&github);
+        let imported = store.import(&synced).await.expect(db.engine);
+        let dispute = imported.disputed.as_deref().expect("disputed");
+        assert!(
+            dispute.contains("author `innocent-alice` where GitHub says `agent-1`")
+                && dispute.contains("`feature/api/PBI-41-other` where GitHub says"),
+            "{}: {dispute}",
+            db.engine
+        );
+        assert_eq!(imported.attribution, BY_GITHUB);
+        assert_eq!(imported.verification, Verification::Failed);
+        let agents = store.agents(&Filter::default()).await.unwrap();
+        assert_eq!(agents.len(), 1, "{}: {agents:?}", db.engine);
+        assert_eq!(
+            (agents[0].agent.as_str(), agents[0].unverified_prs),
+            ("agent-1", 0),
+            "{}",
+            db.engine
+        );
+        let failures = store.failures(&Filter::default()).await.unwrap();
+        assert_eq!(failures.len(), 1, "{}", db.engine);
+        // Offered again: nothing new recorded.
+        store.import(&synced).await.expect(db.engine);
+        assert_eq!(store.failures(&Filter::default()).await.unwrap().len(), 1);
+        // A later file does not take back what GitHub vouched for.
+        let longer = extend(
+            Some(forged.clone()),
+            REPO,
+            40,
+            "mallory",
+            &guard(2, "2026-03-03T10:00:00Z", true),
+            None,
+        );
+        let imported = store
+            .import(&offer(&longer, "PR-40.2.json"))
+            .await
+            .expect(db.engine);
+        assert_eq!(
+            (imported.added, imported.attribution.as_str()),
+            (2, BY_GITHUB)
+        );
+        let (prs, _) = store
+            .pull_requests(&Filter::default(), 10, 1)
+            .await
+            .unwrap();
+        assert_eq!(
+            (prs[0].author.as_str(), prs[0].source_branch.as_str()),
+            ("agent-1", "feature/api/PBI-40-login"),
+            "{}",
+            db.engine
+        );
+        assert_eq!(prs[0].attribution, BY_GITHUB);
+
+        // Retargeted since its last run: only a note, GitHub's target stored.
+        let other = object(
+            REPO,
+            42,
+            "agent-1",
+            &guard(1, "2026-03-02T10:00:00Z", true),
+            None,
+        );
+        let live = Attribution {
+            author: "agent-1".to_string(),
+            source_branch: other.context.subject.source_branch.clone(),
+            target_branch: "main".to_string(),
+            head_sha: None,
+        };
+        let mut retargeted = offer(&other, "comment 42");
+        retargeted.attribution = Some(&live);
+        let imported = store.import(&retargeted).await.expect(db.engine);
+        assert_eq!(imported.disputed, None);
+        assert_eq!(imported.verification, Verification::Verified);
+        assert!(imported.notes[0].contains("`develop` where GitHub says `main`"));
+
+        // A header contradicting its own signed entries (they decided on another head
+        // commit) is refused whole, file or sync alike.
+        let mut edited = object(
+            REPO,
+            43,
+            "agent-1",
+            &guard(1, "2026-03-02T10:00:00Z", true),
+            None,
+        );
+        edited.context.subject.head_sha = "f".repeat(40);
+        let refused = store
+            .import(&offer(&edited, "PR-43.json"))
+            .await
+            .expect(db.engine);
+        assert!(
+            refused
+                .refused
+                .as_deref()
+                .is_some_and(|why| why.contains("head_sha") && why.contains("edited")),
+            "{}: {refused:?}",
+            db.engine
+        );
+        assert_eq!(refused.added, 0);
+    }
+}
