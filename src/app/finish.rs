@@ -86,7 +86,9 @@ pub async fn finish(
     }
     let (context, comment_written) = keep_ledger(run, &executor, &results, &ours, &mut shown).await;
     let audit_path = write_audit_file(run, &context, &mut shown);
-    if let Some(report) = super::audit::record(run.settings, &context, comment_written).await {
+    if let Some(report) =
+        super::audit::record(run.settings, &context, run.pr, comment_written).await
+    {
         shown.done.push(Done::new("council audit store", report));
     }
     let artifact_id = match &audit_path {

@@ -35,7 +35,7 @@ mod text;
 pub mod url;
 pub mod verify;
 
-pub use import::{Imported, Offer, PrFacts, Verification, unix};
+pub use import::{Attribution, BY_GITHUB, BY_HEADER, Imported, Offer, PrFacts, Verification, unix};
 pub use migrate::SCHEMA_VERSION;
 pub use reports::ReportRow;
 pub use url::DatabaseUrl;

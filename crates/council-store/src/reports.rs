@@ -29,6 +29,12 @@ impl Store {
         self.conn.begin().await?;
         let mut added = 0;
         for row in rows {
+            // Token counts beyond the store's integers are no real window (and would be
+            // stored as nothing, which the table refuses): such a report is not kept.
+            let fits = |n: u64| i64::try_from(n).is_ok();
+            if !fits(row.report.total_tokens) || !fits(row.report.available_tokens) {
+                continue;
+            }
             match insert(&mut self.conn, row, now).await {
                 Ok(n) => added += n,
                 Err(e) => {

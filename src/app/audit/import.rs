@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use council_protocol::audit::ContextObject;
 use council_protocol::audit::stored::Stored;
 use council_protocol::error::{Error, Outcome, Result};
-use council_store::{Imported, Offer, Store};
+use council_store::{BY_GITHUB, Imported, Offer, Store};
 use serde_json::{Value, json};
 
 use super::{open_default, store_error};
@@ -120,6 +120,8 @@ async fn import_file(
         source: shown,
         key,
         pr: None,
+        // A file is no live read: its header is stored as unverified.
+        attribution: None,
         now: &at,
         document: Some(&text),
     };
@@ -143,7 +145,7 @@ fn tell(settings: &Settings, file: &str, i: &Imported) {
     let line = match &i.refused {
         Some(why) => format!("{file}: refused and recorded as a verification failure: {why}"),
         None => format!(
-            "{file}: {} of {}: {} new entries, {} already stored; the stored ledger is {}{}",
+            "{file}: {} of {}: {} new entries, {} already stored; the stored ledger is {}{}{}",
             i.context_id,
             i.repository,
             i.added,
@@ -152,7 +154,13 @@ fn tell(settings: &Settings, file: &str, i: &Imported) {
             i.detail
                 .as_deref()
                 .map(|d| format!(" ({d})"))
-                .unwrap_or_default()
+                .unwrap_or_default(),
+            if i.attribution == BY_GITHUB {
+                ""
+            } else {
+                "; its author and branches are unverified (only the file's unsigned header \
+                 names them: `council audit sync` confirms them)"
+            }
         ),
     };
     if i.refused.is_some() {

@@ -5,9 +5,10 @@
 
 use council_protocol::audit::ContextObject;
 use council_protocol::audit::stored::Stored;
+use council_protocol::event::PullRequest;
 use council_protocol::render::text::Message;
 use council_protocol::stage::{EffectReport, EffectResult};
-use council_store::{Offer, Verification};
+use council_store::{Attribution, Offer, Verification};
 
 use super::open;
 use crate::app::now;
@@ -20,6 +21,7 @@ const ACTION: &str = "action:store";
 pub(crate) async fn record(
     settings: &Settings,
     context: &ContextObject,
+    pr: &PullRequest,
     comment_written: bool,
 ) -> Option<EffectReport> {
     let url = settings.database_url.as_ref()?;
@@ -46,11 +48,19 @@ pub(crate) async fn record(
         "local" => "a local run".to_string(),
         run => format!("workflow run {run} (attempt {})", settings.run.run_attempt),
     };
+    // This run read the pull request itself (its event, or GitHub): a live read vouches.
+    let live = Attribution {
+        author: pr.author.clone(),
+        source_branch: pr.head_ref.clone(),
+        target_branch: pr.base_ref.clone(),
+        head_sha: Some(pr.head_sha.clone()),
+    };
     let offer = Offer {
         stored: &stored,
         source: &source,
         key: settings.hmac_key.as_ref().map(|k| k.expose().as_bytes()),
         pr: None,
+        attribution: Some(&live),
         now: &at,
         document: None,
     };
@@ -61,14 +71,21 @@ pub(crate) async fn record(
                 "the audit store refused this run's Context Object and recorded why: {why}"
             )))),
             (None, v) => report(EffectResult::Done(Message::new().text(format!(
-                "audit store {}: {} new entries; the stored ledger is {}{}",
+                "audit store {}: {} new entries; the stored ledger is {}{}{}",
                 store.shown(),
                 i.added,
                 v.as_str(),
                 match v {
                     Verification::Partial => " (its older entries are in earlier artifacts)",
                     _ => "",
-                }
+                },
+                i.disputed
+                    .as_deref()
+                    .map(|d| format!(
+                        "; the ledger comment's header was recorded as a verification \
+                         failure: {d}"
+                    ))
+                    .unwrap_or_default()
             )))),
         },
     }

@@ -25,7 +25,7 @@ use council_protocol::audit::context::context_id;
 use council_protocol::audit::stored::{self, MARKER};
 use council_protocol::context_report::{comment::last_block, parse_report};
 use council_protocol::error::{Error, Outcome, Result};
-use council_store::{Imported, Offer, PrFacts, ReportRow, Store, Verification, unix};
+use council_store::{Attribution, Imported, Offer, PrFacts, ReportRow, Store, Verification, unix};
 use serde_json::json;
 
 use super::progress::Progress;
@@ -54,6 +54,8 @@ struct Tally {
     from_artifacts: usize,
     partial: usize,
     refused: usize,
+    /// Objects stored whose header names another author or source branch than GitHub.
+    disputed: usize,
     untrusted_ledger_comments: usize,
     reports_added: usize,
 }
@@ -108,7 +110,7 @@ pub async fn run(settings: &Settings, ledger_authors: &[String], full: bool) -> 
         store.optimize().await.map_err(store_error)?;
     }
     tell(settings, &store, &full_name, &tally, gh.requests());
-    Ok(if tally.refused > 0 {
+    Ok(if tally.refused + tally.disputed > 0 {
         Outcome::GateFailed
     } else {
         Outcome::Passed
@@ -194,6 +196,7 @@ impl Sync<'_> {
             merged_at: pr.merged_at.clone(),
             closed_at: pr.closed_at.clone(),
         };
+        let live = attribution(pr);
         let comments = match self.gh.list_comments(pr.number).await {
             Ok(c) => c,
             // Deleted between the listing and now, or hidden from this token.
@@ -225,15 +228,23 @@ impl Sync<'_> {
                 parsed: stored::parse(comment.body()),
             };
             imports.push(
-                self.store(store, found, &subject, &facts, comment.body())
-                    .await?,
+                self.store(
+                    store,
+                    found,
+                    &subject,
+                    &facts,
+                    live.as_ref(),
+                    comment.body(),
+                )
+                .await?,
             );
         }
         // Stored and whole: an artifact adds nothing (a pull request that reads `failed`
         // for an earlier refusal stays so, whatever is read now).
-        let whole = imports
-            .last()
-            .is_some_and(|i| i.refused.is_none() && i.verification != Verification::Partial);
+        // A header found edited leaves the entries' completeness unknown: as a refusal.
+        let whole = imports.last().is_some_and(|i| {
+            i.refused.is_none() && i.disputed.is_none() && i.verification != Verification::Partial
+        });
         let mut from_artifact = false;
         if !whole && let Some(taken) = self.newest_artifact(pr.number, &subject).await {
             let text = String::from_utf8_lossy(&taken.json).into_owned();
@@ -241,12 +252,24 @@ impl Sync<'_> {
                 source: taken.source,
                 parsed: Ok(taken.stored),
             };
-            imports.push(self.store(store, found, &subject, &facts, &text).await?);
+            imports.push(
+                self.store(store, found, &subject, &facts, live.as_ref(), &text)
+                    .await?,
+            );
             from_artifact = true;
         }
         for i in &imports {
             tally.entries_added += i.added;
             tally.refused += usize::from(i.refused.is_some());
+            tally.disputed += usize::from(i.disputed.is_some());
+            let said = i.disputed.iter().map(|d| (Level::Error, d));
+            for (level, what) in said.chain(i.notes.iter().map(|n| (Level::Warning, n))) {
+                self.settings.runner.annotate(
+                    level,
+                    "council audit sync",
+                    &format!("PR-{} ({}): {what}", pr.number, i.source),
+                );
+            }
         }
         // What the pull request's stored ledger reads now, after all of it.
         Ok(match imports.last() {
@@ -255,6 +278,7 @@ impl Sync<'_> {
                 "no ledger"
             }
             Some(i) if i.refused.is_some() => "refused",
+            Some(i) if i.disputed.is_some() => "header disputed",
             Some(i) if i.verification == Verification::Partial => {
                 tally.partial += 1;
                 "partial"
@@ -275,6 +299,7 @@ impl Sync<'_> {
         found: Found,
         subject: &Subject<'_>,
         facts: &PrFacts,
+        live: Option<&Attribution>,
         document: &str,
     ) -> Result<Imported> {
         let at = now();
@@ -287,6 +312,7 @@ impl Sync<'_> {
                     source: &source,
                     key: self.key,
                     pr: Some(facts),
+                    attribution: live,
                     now: &at,
                     document: Some(document),
                 };
@@ -369,6 +395,19 @@ impl Sync<'_> {
     }
 }
 
+/// Who the listing says opened the pull request, from which branch into which: what the
+/// store attributes it to (the ledger's own header is unsigned). `None` when the listing
+/// leaves one out: then nothing vouches, and the store keeps the header as unverified.
+fn attribution(pr: &PullSummary) -> Option<Attribution> {
+    let (user, head, base) = (pr.user.as_ref()?, pr.head.as_ref()?, pr.base.as_ref()?);
+    Some(Attribution {
+        author: user.login.clone(),
+        source_branch: head.name.clone(),
+        target_branch: base.name.clone(),
+        head_sha: head.sha.clone(),
+    })
+}
+
 /// `a` is a later time than `b` (text that is not a time counts as earlier).
 fn later(a: &str, b: &str) -> bool {
     match (unix(a), unix(b)) {
@@ -421,6 +460,18 @@ fn tell(settings: &Settings, store: &Store, repo: &str, t: &Tally, requests: u32
                 "{} comments carry council's ledger marker but were written by someone else \
                  (not {ACTIONS_BOT} or a --ledger-author): ignored",
                 t.untrusted_ledger_comments
+            ),
+        );
+    }
+    if t.disputed > 0 {
+        settings.runner.annotate(
+            Level::Error,
+            "council audit sync",
+            &format!(
+                "{} ledger headers name another author or source branch than GitHub (the \
+                 header is unsigned: it was edited): recorded as verification failures \
+                 (`council audit query failures`); the store attributes them as GitHub does",
+                t.disputed
             ),
         );
     }

@@ -15,11 +15,17 @@ pub async fn run(settings: &Settings, given: &AuditFilter) -> Result<Outcome> {
         .verify_stored(&filter, key)
         .await
         .map_err(store_error)?;
+    // Not a broken chain: a record no live read vouches for the author of, said so.
+    let unverified = store
+        .totals(&filter)
+        .await
+        .map_err(store_error)?
+        .unverified_attribution;
     let bad: Vec<_> = verdicts.iter().filter(|v| !v.verified).collect();
     let entries: u64 = verdicts.iter().map(|v| v.entries).sum();
     let missing: u64 = verdicts.iter().map(|v| v.missing).sum();
     let line = format!(
-        "{}: {} pull requests, {entries} entries checked ({}){}; {}",
+        "{}: {} pull requests, {entries} entries checked ({}){}{}; {}",
         store.shown(),
         verdicts.len(),
         if key.is_some() {
@@ -29,6 +35,14 @@ pub async fn run(settings: &Settings, given: &AuditFilter) -> Result<Outcome> {
         },
         if missing > 0 {
             format!("; {missing} older entries are not in the store (only tails were imported)")
+        } else {
+            String::new()
+        },
+        if unverified > 0 {
+            format!(
+                "; {unverified} attributed by their unsigned header alone (imported files: \
+                 author and branches unverified until `council audit sync` reads them)"
+            )
         } else {
             String::new()
         },
@@ -59,6 +73,7 @@ pub async fn run(settings: &Settings, given: &AuditFilter) -> Result<Outcome> {
                 "contexts": verdicts.len(),
                 "entries": entries,
                 "missing": missing,
+                "unverified_attribution": unverified,
                 "signatures_checked": key.is_some(),
                 "failed": bad,
             })
