@@ -1,8 +1,9 @@
 use agent_council::cli::{Cli, Command};
-use agent_council::runner::{Level, Runner, workflow_command};
-use agent_council::settings::{RunnerEnv, Settings};
+use agent_council::env::{RunEnv, Vars};
+use agent_council::request::{self, Request};
+use agent_council::runner::{Level, workflow_command};
+use agent_council::{app, exit, mcp};
 use council_protocol::error::Error;
-use council_protocol::stage::Outputs;
 
 fn main() {
     // A bug must still end inside the contract's exit codes, with a message in the one
@@ -20,55 +21,39 @@ fn main() {
         }
         std::process::exit(3);
     }));
-    let cli = Cli::parse_args();
-    let env = RunnerEnv::from_process();
+    let vars = Vars::from_process();
+    let runner = vars.runner();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let cli = Cli::parse_from_iter(&args).unwrap_or_else(|e| exit::refused(&runner, &args, e));
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
-    // Authoring tools read and write local files only: no settings, event or token.
+    // Authoring tools read and write local files only: no environment, event or token.
     if let Some(Command::Tool(tool)) = &cli.command {
-        match agent_council::app::tools::run(tool, &cwd) {
-            Ok(outcome) => std::process::exit(outcome.exit_code()),
-            Err(e) => fail(&env.runner(), &e),
+        match app::tools::run(tool, &cwd) {
+            Ok(outcome) => exit::with(outcome),
+            Err(e) => exit::failed(&runner, &e),
         }
     }
-    // `council mcp` keeps its own flags; the run's settings come from the shared ones.
-    let mcp = match &cli.command {
-        Some(Command::Mcp(args)) => Some(agent_council::mcp::Options {
-            read_only: args.read_only,
-            tools: args.tools.clone(),
-        }),
-        _ => None,
-    };
-    let settings = match Settings::resolve(cli, &env, cwd) {
-        Ok(settings) => settings,
-        Err(e) => {
-            // Bad settings still end like any run: outputs (every stage PENDING), the
-            // error where the user looks.
-            let runner = env.runner();
-            let _ = runner.set_outputs(&Outputs::pending().pairs());
-            fail(&runner, &e)
-        }
-    };
-    for warning in &settings.warnings {
-        if mcp.is_some() {
+    let env = RunEnv::resolve(vars, cwd).unwrap_or_else(|e| exit::failed(&runner, &e));
+    let (request, warnings) =
+        request::resolve(cli, &env).unwrap_or_else(|e| exit::failed(&runner, &e));
+    for warning in &warnings {
+        if matches!(request, Request::Mcp(_)) {
             // stdout is the MCP server's protocol stream, even inside Actions.
             eprintln!("warning: {warning}");
         } else {
-            settings.runner.annotate(Level::Warning, "council", warning);
+            env.runner.annotate(Level::Warning, "council", warning);
         }
     }
-    let runtime = match tokio::runtime::Builder::new_current_thread()
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-    {
-        Ok(rt) => rt,
-        Err(e) => fail(
-            &settings.runner,
-            &Error::Usage(format!("cannot start the async runtime: {e}")),
-        ),
-    };
-    if let Some(options) = mcp {
+        .unwrap_or_else(|e| {
+            let e = Error::Usage(format!("cannot start the async runtime: {e}"));
+            exit::failed(&env.runner, &e)
+        });
+    if let Request::Mcp(req) = request {
         // stdout is the protocol's: an error that stops the server goes to stderr only.
-        match runtime.block_on(agent_council::mcp::serve(settings.clone(), options)) {
+        match runtime.block_on(mcp::serve(env, *req)) {
             Ok(()) => std::process::exit(0),
             Err(e) => {
                 eprintln!("error: {e}");
@@ -76,15 +61,8 @@ fn main() {
             }
         }
     }
-    match runtime.block_on(agent_council::app::run(settings.clone())) {
-        Ok(outcome) => std::process::exit(outcome.exit_code()),
-        Err(e) => fail(&settings.runner, &e),
+    match runtime.block_on(app::run(&env, &request)) {
+        Ok(outcome) => exit::with(outcome),
+        Err(e) => exit::failed(&env.runner, &e),
     }
-}
-
-/// Reports an error in the one style (`error: …` on a terminal, annotation + summary in
-/// Actions) and exits with its contract code.
-fn fail(runner: &Runner, e: &Error) -> ! {
-    runner.report(e);
-    std::process::exit(e.exit_code())
 }

@@ -6,14 +6,13 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::settings::Settings;
 use council_protocol::error::Error;
 use council_protocol::gates::json::v1::GateVerdict;
 use council_protocol::render::summary::RunReport;
 use council_protocol::stage::{EffectReport, EffectResult, Output, Outputs};
 
 pub fn pr_run(
-    settings: &Settings,
+    command: &str,
     repository: &str,
     report: &RunReport,
     outputs: &Outputs,
@@ -34,7 +33,7 @@ pub fn pr_run(
         })
         .collect();
     json!({
-        "command": settings.command.name(),
+        "command": command,
         "repository": repository,
         "pull_request": {
             "number": pr.number,
@@ -52,9 +51,9 @@ pub fn pr_run(
 }
 
 /// A run that had nothing to decide (an event no stage handles, a closed pull request).
-pub fn nothing_to_do(settings: &Settings, why: &str) -> Value {
+pub fn nothing_to_do(command: &str, why: &str) -> Value {
     json!({
-        "command": settings.command.name(),
+        "command": command,
         "exit_code": 0,
         "outputs": outputs_json(&Outputs::pending()),
         "notice": why,

@@ -124,7 +124,7 @@ async fn every_tool_schema_and_annotation_matches_its_snapshot() {
     let tools = s.tools();
     assert_eq!(
         names(&tools),
-        agent_council::mcp::TOOL_NAMES.to_vec(),
+        agent_council::mcp::tool_names(),
         "every tool is listed, in order"
     );
     let update = std::env::var_os("COUNCIL_UPDATE_SNAPSHOTS").is_some();

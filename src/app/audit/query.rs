@@ -9,10 +9,12 @@ use serde_json::{Map, Value, json};
 
 use super::table::{Cell, Table};
 use super::{filter, open_default, store_error};
-use crate::settings::{AuditFilter, Settings};
+use crate::env::RunEnv;
+use crate::request::{AuditFilter, AuditRequest};
 
 pub async fn run(
-    settings: &Settings,
+    env: &RunEnv,
+    req: &AuditRequest,
     question: Option<&str>,
     given: &AuditFilter,
     csv: bool,
@@ -22,13 +24,13 @@ pub async fn run(
         Some(name) => vec![Question::parse(name).ok_or_else(|| unknown(name))?],
     };
     let filter = filter(given)?;
-    let mut store = open_default(settings).await?;
+    let mut store = open_default(env, req).await?;
     let mut json_out = Map::new();
     json_out.insert("database".into(), json!(store.shown()));
     let mut text = String::new();
     for (i, q) in questions.iter().enumerate() {
         let answer = answer(&mut store, *q, &filter).await?;
-        if settings.json {
+        if req.json {
             json_out.insert(q.name().replace('-', "_"), answer.json);
             continue;
         }
@@ -53,7 +55,7 @@ pub async fn run(
             }
         }
     }
-    if settings.json {
+    if req.json {
         println!("{}", Value::Object(json_out));
     } else {
         print!("{text}");

@@ -12,21 +12,23 @@ use council_store::{Attribution, Offer, Verification};
 
 use super::open;
 use crate::app::now;
-use crate::settings::Settings;
+use crate::env::RunEnv;
+use crate::request::PipelineRequest;
 
 const ACTION: &str = "action:store";
 
 /// Writes `context` to the run's store when one is set; what became of it (`None`: no
 /// store set). `comment_written`: the ledger comment holds this object.
 pub(crate) async fn record(
-    settings: &Settings,
+    env: &RunEnv,
+    req: &PipelineRequest,
     context: &ContextObject,
     pr: &PullRequest,
     comment_written: bool,
 ) -> Option<EffectReport> {
-    let url = settings.database_url.as_ref()?;
+    let url = req.database_url.as_ref()?;
     let report = |result| Some(EffectReport::new(ACTION, result));
-    if settings.dry_run {
+    if req.access.dry_run {
         return report(EffectResult::Skipped(Message::new().text(
             "dry run: the Context Object was not written to the audit store",
         )));
@@ -38,15 +40,15 @@ pub(crate) async fn record(
              take it later)",
         )));
     }
-    let mut store = match open(settings, Some(url.expose())).await {
+    let mut store = match open(env, Some(url)).await {
         Ok(store) => store,
         Err(e) => return report(EffectResult::Failed(Message::new().text(e.to_string()))),
     };
     let stored = Stored::from_file(context.clone());
     let at = now();
-    let source = match settings.run.run_id.as_str() {
+    let source = match env.run.run_id.as_str() {
         "local" => "a local run".to_string(),
-        run => format!("workflow run {run} (attempt {})", settings.run.run_attempt),
+        run => format!("workflow run {run} (attempt {})", env.run.run_attempt),
     };
     // This run read the pull request itself (its event, or GitHub): a live read vouches.
     let live = Attribution {
@@ -58,7 +60,7 @@ pub(crate) async fn record(
     let offer = Offer {
         stored: &stored,
         source: &source,
-        key: settings.hmac_key.as_ref().map(|k| k.expose().as_bytes()),
+        key: req.hmac_key.as_ref().map(|k| k.expose().as_bytes()),
         pr: None,
         attribution: Some(&live),
         now: &at,

@@ -31,9 +31,10 @@ use serde_json::json;
 use super::progress::Progress;
 use super::{open_default, store_error};
 use crate::app::ledger::{TakenArtifact, newest_adopted_artifact};
-use crate::app::{github_client, now, repository_of};
+use crate::app::{client, now, repository};
+use crate::env::RunEnv;
+use crate::request::{Access, AuditRequest};
 use crate::runner::Level;
-use crate::settings::Settings;
 
 /// The login of `GITHUB_TOKEN`, which writes the ledger comment in most workflows.
 const ACTIONS_BOT: &str = "github-actions[bot]";
@@ -60,21 +61,32 @@ struct Tally {
     reports_added: usize,
 }
 
-pub async fn run(settings: &Settings, ledger_authors: &[String], full: bool) -> Result<Outcome> {
-    let repo = repository_of(settings, None)?;
-    let gh = github_client(settings, &repo, settings.token.as_ref())?.ok_or_else(|| {
+/// What `audit sync` alone takes.
+pub(super) struct SyncRequest<'a> {
+    pub access: &'a Access,
+    pub registry_issue: Option<u64>,
+    pub trusted_authors: &'a [String],
+    pub ledger_authors: &'a [String],
+    pub full: bool,
+}
+
+pub(super) async fn run(env: &RunEnv, req: &AuditRequest, s: &SyncRequest<'_>) -> Result<Outcome> {
+    let full = s.full;
+    let repo = repository(s.access, None)?;
+    let gh = client(env, s.access, &repo)?.ok_or_else(|| {
         Error::no_token("`audit sync` reads the pull requests and their comments")
     })?;
-    let mut store = open_default(settings).await?;
+    let mut store = open_default(env, req).await?;
     let full_name = repo.full();
     let mut authors: Vec<String> = vec![ACTIONS_BOT.to_string()];
-    authors.extend(ledger_authors.iter().map(|a| a.trim().to_string()));
+    authors.extend(s.ledger_authors.iter().map(|a| a.trim().to_string()));
     let sync = Sync {
-        settings,
+        env,
+        trusted_authors: s.trusted_authors,
         gh: &gh,
         full_name: &full_name,
         authors: &authors,
-        key: settings.hmac_key.as_ref().map(|k| k.expose().as_bytes()),
+        key: req.hmac_key.as_ref().map(|k| k.expose().as_bytes()),
     };
     let mut tally = Tally::default();
     let since = match full {
@@ -82,7 +94,7 @@ pub async fn run(settings: &Settings, ledger_authors: &[String], full: bool) -> 
         false => store.listed_until(&full_name).await.map_err(store_error)?,
     };
     let (candidates, newest) = sync.list(since.as_deref(), &mut tally).await?;
-    let mut progress = Progress::new(settings, candidates.len());
+    let mut progress = Progress::new(env, candidates.len());
     for pr in &candidates {
         if !full && sync.settled(&mut store, pr).await? {
             tally.unchanged += 1;
@@ -103,13 +115,13 @@ pub async fn run(settings: &Settings, ledger_authors: &[String], full: bool) -> 
             .await
             .map_err(store_error)?;
     }
-    if let Some(registry) = settings.registry_issue {
+    if let Some(registry) = s.registry_issue {
         tally.reports_added = sync.reports(&mut store, registry).await?;
     }
     if tally.entries_added > 0 {
         store.optimize().await.map_err(store_error)?;
     }
-    tell(settings, &store, &full_name, &tally, gh.requests());
+    tell(env, req.json, &store, &full_name, &tally, gh.requests());
     Ok(if tally.refused + tally.disputed > 0 {
         Outcome::GateFailed
     } else {
@@ -118,7 +130,8 @@ pub async fn run(settings: &Settings, ledger_authors: &[String], full: bool) -> 
 }
 
 struct Sync<'a> {
-    settings: &'a Settings,
+    env: &'a RunEnv,
+    trusted_authors: &'a [String],
     gh: &'a GitHub,
     full_name: &'a str,
     authors: &'a [String],
@@ -264,7 +277,7 @@ impl Sync<'_> {
             tally.disputed += usize::from(i.disputed.is_some());
             let said = i.disputed.iter().map(|d| (Level::Error, d));
             for (level, what) in said.chain(i.notes.iter().map(|n| (Level::Warning, n))) {
-                self.settings.runner.annotate(
+                self.env.runner.annotate(
                     level,
                     "council audit sync",
                     &format!("PR-{} ({}): {what}", pr.number, i.source),
@@ -337,7 +350,7 @@ impl Sync<'_> {
     async fn newest_artifact(&self, pr: u64, subject: &Subject<'_>) -> Option<TakenArtifact> {
         let options = DownloadOptions {
             provenance: Provenance::OwnRuns {
-                repository_id: self.settings.repository_id,
+                repository_id: self.env.repository_id,
             },
             ..DownloadOptions::default()
         };
@@ -347,7 +360,7 @@ impl Sync<'_> {
             // Artifacts that cannot be listed (no `actions: read`, expired) leave the
             // comment's word as the record.
             Err(e) => {
-                self.settings.runner.annotate(
+                self.env.runner.annotate(
                     Level::Warning,
                     "council audit sync",
                     &format!("PR-{pr}: audit artifacts were not read: {e}"),
@@ -362,7 +375,7 @@ impl Sync<'_> {
     async fn reports(&self, store: &mut Store, registry: u64) -> Result<usize> {
         let issue = self.gh.issue_info(registry).await?;
         let comments = self.gh.list_comments(registry).await?;
-        let mut trusted_logins = self.settings.trusted_authors.clone();
+        let mut trusted_logins = self.trusted_authors.to_vec();
         trusted_logins.extend(self.authors.iter().cloned());
         let trust = TrustConfig {
             issue_author: issue.author,
@@ -417,8 +430,8 @@ fn later(a: &str, b: &str) -> bool {
     }
 }
 
-fn tell(settings: &Settings, store: &Store, repo: &str, t: &Tally, requests: u32) {
-    if settings.json {
+fn tell(env: &RunEnv, json: bool, store: &Store, repo: &str, t: &Tally, requests: u32) {
+    if json {
         println!(
             "{}",
             json!({
@@ -453,7 +466,7 @@ fn tell(settings: &Settings, store: &Store, repo: &str, t: &Tally, requests: u32
     }
     line.push_str(&format!("; {requests} API requests"));
     if t.untrusted_ledger_comments > 0 {
-        settings.runner.annotate(
+        env.runner.annotate(
             Level::Warning,
             "council audit sync",
             &format!(
@@ -464,7 +477,7 @@ fn tell(settings: &Settings, store: &Store, repo: &str, t: &Tally, requests: u32
         );
     }
     if t.disputed > 0 {
-        settings.runner.annotate(
+        env.runner.annotate(
             Level::Error,
             "council audit sync",
             &format!(
@@ -476,7 +489,7 @@ fn tell(settings: &Settings, store: &Store, repo: &str, t: &Tally, requests: u32
         );
     }
     if t.refused > 0 {
-        settings.runner.annotate(
+        env.runner.annotate(
             Level::Error,
             "council audit sync",
             &format!(
@@ -486,9 +499,8 @@ fn tell(settings: &Settings, store: &Store, repo: &str, t: &Tally, requests: u32
             ),
         );
     }
-    if settings.in_actions {
-        settings
-            .runner
+    if env.in_actions {
+        env.runner
             .annotate(Level::Notice, "council audit sync", &line);
     } else {
         println!("{line}");

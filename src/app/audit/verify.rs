@@ -4,13 +4,14 @@ use council_protocol::error::{Outcome, Result};
 use serde_json::json;
 
 use super::{filter, open_default, store_error};
+use crate::env::RunEnv;
+use crate::request::{AuditFilter, AuditRequest};
 use crate::runner::Level;
-use crate::settings::{AuditFilter, Settings};
 
-pub async fn run(settings: &Settings, given: &AuditFilter) -> Result<Outcome> {
+pub async fn run(env: &RunEnv, req: &AuditRequest, given: &AuditFilter) -> Result<Outcome> {
     let filter = filter(given)?;
-    let mut store = open_default(settings).await?;
-    let key = settings.hmac_key.as_ref().map(|k| k.expose().as_bytes());
+    let mut store = open_default(env, req).await?;
+    let key = req.hmac_key.as_ref().map(|k| k.expose().as_bytes());
     let verdicts = store
         .verify_stored(&filter, key)
         .await
@@ -53,7 +54,7 @@ pub async fn run(settings: &Settings, given: &AuditFilter) -> Result<Outcome> {
         }
     );
     for v in &bad {
-        settings.runner.annotate(
+        env.runner.annotate(
             Level::Error,
             "council audit verify",
             &format!(
@@ -64,7 +65,7 @@ pub async fn run(settings: &Settings, given: &AuditFilter) -> Result<Outcome> {
             ),
         );
     }
-    if settings.json {
+    if req.json {
         println!(
             "{}",
             json!({
@@ -78,9 +79,8 @@ pub async fn run(settings: &Settings, given: &AuditFilter) -> Result<Outcome> {
                 "failed": bad,
             })
         );
-    } else if settings.in_actions {
-        settings
-            .runner
+    } else if env.in_actions {
+        env.runner
             .annotate(Level::Notice, "council audit verify", &line);
     } else {
         println!("{line}");

@@ -10,7 +10,7 @@ pub fn evaluate(input: &StageInput) -> StageResult {
         pr: input.pr,
         previous_base: previous_base.as_deref(),
         policy: input.policy,
-        close_on_fail: input.settings.close_on_fail,
+        close_on_fail: input.req.close_on_fail,
         run_url: input.run_url,
     })
 }

@@ -5,18 +5,20 @@ mod guard;
 mod release;
 mod review;
 
-use super::pipeline::Clients;
-use crate::settings::Settings;
+use super::clients::Clients;
+use crate::env::RunEnv;
+use crate::request::PipelineRequest;
 use council_protocol::error::Result;
 use council_protocol::event::{Event, PullRequest};
 use council_protocol::policy::Policy;
 use council_protocol::render::text::Message;
 use council_protocol::stage::{Stage, StageResult};
 
-/// Everything a stage may read from: the run, the pull request, its base-branch policy,
-/// and the results of the stages before it in this run.
+/// Everything a stage may read from: the run, the pull request and its base-branch
+/// policy.
 pub struct StageInput<'a> {
-    pub settings: &'a Settings,
+    pub env: &'a RunEnv,
+    pub req: &'a PipelineRequest,
     pub event: &'a Event,
     pub clients: &'a Clients,
     pub pr: &'a PullRequest,

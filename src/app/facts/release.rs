@@ -15,7 +15,7 @@ use std::time::Duration;
 use super::review::read_diff;
 use super::{Evaluated, StageInput, skipped_note};
 use crate::app::policy_source;
-use crate::settings::{CommandKind, Settings};
+use crate::env::RunEnv;
 use council_github::GitHub;
 use council_github::pulls::{ContextNode, MAX_CHECK_PAGES, RollupPr, RollupShape};
 use council_protocol::command::Command;
@@ -94,7 +94,8 @@ fn post_merge_allowed(input: &StageInput) -> bool {
     match event.name.as_str() {
         "push" => true,
         "workflow_run" => !event.run_is_from_fork(),
-        _ => input.settings.command == CommandKind::Run(Command::Release),
+        // `council release --pr N`, or the action's `command: release`.
+        _ => input.req.command == Command::Release && input.req.invoked_as == "release",
     }
 }
 
@@ -110,7 +111,9 @@ async fn open(
     let policy: Cow<Policy> = match rollup.base_ref_name.as_str() {
         "" => Cow::Borrowed(input.policy),
         base if base == event_pr.base_ref => Cow::Borrowed(input.policy),
-        base => Cow::Owned(policy_source::load(input.settings, Some(gh), base).await?),
+        base => {
+            Cow::Owned(policy_source::load(input.env, &input.req.policy, Some(gh), base).await?)
+        }
     };
     let require_label = require_label(&policy);
     let mut reads = 1;
@@ -125,7 +128,7 @@ async fn open(
         && reads < MERGEABLE_READS
         && worth_asking(&rollup)
     {
-        pause(input.settings, reads).await;
+        pause(input.env, reads).await;
         rollup = match gh
             .pull_rollup(event_pr.number, false, None, &mut shape)
             .await?
@@ -137,7 +140,7 @@ async fn open(
     }
     let live = live_pull_request(event_pr, &rollup);
     let diff: (DiffFacts, Vec<ContextCheck>);
-    let pipeline = pipeline(input.settings, gh, &rollup, false, &mut shape).await?;
+    let pipeline = pipeline(input.env, gh, &rollup, false, &mut shape).await?;
     let open = OpenFacts {
         head_sha: live.head_sha.clone(),
         event_head: event_pr.head_sha.clone(),
@@ -276,7 +279,7 @@ async fn post_merge(
             pr.number
         ));
     }
-    let pipeline = pipeline(input.settings, gh, &rollup, true, &mut shape).await?;
+    let pipeline = pipeline(input.env, gh, &rollup, true, &mut shape).await?;
     let stage = ReleaseStage {
         pr,
         policy: input.policy,
@@ -340,9 +343,9 @@ fn mergeable(rollup: &RollupPr) -> Mergeable {
 
 /// A short pause between reads of a mergeability GitHub is still computing, never past
 /// the run's deadline.
-async fn pause(settings: &Settings, reads: u32) {
-    let wait = settings.retry.base_delay * 2u32.pow(reads);
-    let wait = settings
+async fn pause(env: &RunEnv, reads: u32) {
+    let wait = env.retry.base_delay * 2u32.pow(reads);
+    let wait = env
         .retry
         .remaining()
         .map_or(wait, |left| wait.min(left))
@@ -353,7 +356,7 @@ async fn pause(settings: &Settings, reads: u32) {
 /// Every check on the decisive commit (the head, or the merge commit), further pages
 /// read as needed, this run's own job left out.
 async fn pipeline(
-    settings: &Settings,
+    env: &RunEnv,
     gh: &GitHub,
     first: &RollupPr,
     merged: bool,
@@ -390,7 +393,7 @@ async fn pipeline(
         }
     }
     let checks: Vec<CheckFact> = nodes.iter().filter_map(check_fact).collect();
-    let (own, own_unknown) = own_checks(settings, gh, &nodes, &sha).await;
+    let (own, own_unknown) = own_checks(env, gh, &nodes, &sha).await;
     let (own, checks): (Vec<CheckFact>, Vec<CheckFact>) = checks
         .into_iter()
         .partition(|c| c.id.is_some_and(|id| own.contains(&id)));
@@ -428,7 +431,7 @@ fn check_fact(node: &ContextNode) -> Option<CheckFact> {
 /// the commit (else nothing of ours can be pending there, and no request is made); or
 /// why it could not be told apart.
 async fn own_checks(
-    settings: &Settings,
+    env: &RunEnv,
     gh: &GitHub,
     nodes: &[ContextNode],
     sha: &str,
@@ -437,16 +440,16 @@ async fn own_checks(
         matches!(n, ContextNode::CheckRun(run)
             if run.app_slug() == "github-actions" && !run.status.eq_ignore_ascii_case("completed"))
     });
-    if !settings.in_actions || settings.run.run_id == "local" || !running {
+    if !env.in_actions || env.run.run_id == "local" || !running {
         return (Vec::new(), None);
     }
-    match gh.run_jobs(&settings.run.run_id).await {
+    match gh.run_jobs(&env.run.run_id).await {
         Ok(jobs) => {
             let running: Vec<_> = jobs
                 .iter()
                 .filter(|j| !j.status.eq_ignore_ascii_case("completed"))
                 .collect();
-            let key = settings.run.job.as_str();
+            let key = env.run.job.as_str();
             let named: Vec<_> = running
                 .iter()
                 .filter(|j| j.name == key || j.name.starts_with(&format!("{key} (")))

@@ -14,8 +14,9 @@ use chrono::Utc;
 use super::effects::Executor;
 use super::input_file;
 use super::state::{MAX_PAGES, Target, first_page, read_error};
+use crate::env::RunEnv;
+use crate::request::{AssignRequest, IssueRequest, ReportRequest};
 use crate::runner::Level;
-use crate::settings::Settings;
 use council_github::issue_state::StateComment;
 use council_protocol::context_report::{self, IssueFacts, RegistryComment, parse_report};
 use council_protocol::error::{Error, Outcome, Result};
@@ -27,8 +28,8 @@ use view::{AssignView, LabelChange, ReportView};
 const REPORT_TITLE: &str = "council report";
 const ASSIGN_TITLE: &str = "council assign";
 
-fn registry_issue(settings: &Settings, command: &str) -> Result<u64> {
-    settings.registry_issue.ok_or_else(|| {
+fn registry_issue(registry_issue: Option<u64>, command: &str) -> Result<u64> {
+    registry_issue.ok_or_else(|| {
         Error::Usage(format!(
             "`{command}` needs the registry issue that holds the agents' context reports: set \
              the `registry-issue` input (--registry-issue N)"
@@ -38,26 +39,24 @@ fn registry_issue(settings: &Settings, command: &str) -> Result<u64> {
 
 /// `council report`: validate the report strictly, then edit the agent's one report
 /// comment on the registry issue (or post it).
-pub async fn report(settings: &Settings) -> Result<Outcome> {
-    let raw = settings.report.as_deref().ok_or_else(|| {
+pub async fn report(env: &RunEnv, req: &ReportRequest) -> Result<Outcome> {
+    let raw = req.report.as_deref().ok_or_else(|| {
         Error::Usage(
             "`report` needs the report: set the `report` input (--report @report.json or inline JSON)"
                 .into(),
         )
     })?;
-    let text = input_file::resolve_input(&settings.workspace, "report", raw)?;
-    let posted = post_report(settings, &text).await?;
+    let text = input_file::resolve_input(&env.workspace, "report", raw)?;
+    let posted = post_report(env, &req.target, req.registry_issue, &text).await?;
     for w in &posted.warnings {
-        settings.runner.annotate(Level::Warning, REPORT_TITLE, w);
+        env.runner.annotate(Level::Warning, REPORT_TITLE, w);
     }
     let view = posted.view();
-    settings
-        .runner
-        .append_summary(&view::report_markdown(&view))?;
-    settings.runner.set_outputs(&Outputs::pending().pairs())?;
-    if settings.json {
+    env.runner.append_summary(&view::report_markdown(&view))?;
+    env.runner.set_outputs(&Outputs::pending().pairs())?;
+    if req.target.json {
         println!("{}", view::report_json(&view));
-    } else if !settings.in_actions {
+    } else if !env.in_actions {
         print!("{}", view::report_plain(&view));
     }
     Ok(Outcome::Passed)
@@ -92,8 +91,13 @@ impl PostedReport {
 
 /// Validates `text` (a context report, JSON) strictly, before any request, then edits the
 /// agent's one report comment on the registry issue (or posts it) through the executor.
-pub(crate) async fn post_report(settings: &Settings, text: &str) -> Result<PostedReport> {
-    let registry = registry_issue(settings, "report")?;
+pub(crate) async fn post_report(
+    env: &RunEnv,
+    req: &IssueRequest,
+    registry_issue_given: Option<u64>,
+    text: &str,
+) -> Result<PostedReport> {
+    let registry = registry_issue(registry_issue_given, "report")?;
     let bad = |why: String| Error::Input(format!("input `report`: {why}"));
     let now = crate::app::now();
     let report = parse_report(text)
@@ -108,12 +112,12 @@ pub(crate) async fn post_report(settings: &Settings, text: &str) -> Result<Poste
         )));
     }
     let body = context_report::render(&report).map_err(bad)?;
-    let target = Target::resolve_issue(settings, registry, "report")?;
+    let target = Target::resolve_issue(env, req, registry, "report")?;
     let marker = context_report::marker(&report.agent_id);
     let executor = Executor {
         gh: Some(&target.gh),
         release: None,
-        dry_run: settings.dry_run,
+        dry_run: req.access.dry_run,
         pr: None,
     };
     let effect = Effect::UpsertComment {
@@ -132,7 +136,7 @@ pub(crate) async fn post_report(settings: &Settings, text: &str) -> Result<Poste
         (EffectResult::Done(_), _) if performed.created => "posted",
         (EffectResult::Done(_), _) => "updated",
         (EffectResult::Unchanged(_), _) => "unchanged",
-        (EffectResult::Skipped(_), _) if settings.dry_run => "dry_run",
+        (EffectResult::Skipped(_), _) if req.access.dry_run => "dry_run",
         (EffectResult::Refused(_), _) => {
             warnings.push(
                 "the token may not write comments (403): the report was not posted; grant \
@@ -158,28 +162,24 @@ pub(crate) async fn post_report(settings: &Settings, text: &str) -> Result<Poste
 
 /// `council assign`: rank the registry's agents for the issue; with `--apply` (always
 /// in Actions) label it `agent:<id>`.
-pub async fn assign(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
-    let registry = registry_issue(settings, "assign")?;
-    let target = Target::resolve(settings, event, "assign")?;
-    let assigned = rank(settings, &target, registry, settings.apply).await?;
+pub async fn assign(env: &RunEnv, req: &AssignRequest, event: Option<Event>) -> Result<Outcome> {
+    let registry = registry_issue(req.registry_issue, "assign")?;
+    let target = Target::resolve(env, &req.target, event, "assign")?;
+    let assigned = rank(env, &req.target, &target, registry, req.apply).await?;
     for warning in &assigned.warnings {
-        settings
-            .runner
-            .annotate(Level::Warning, ASSIGN_TITLE, warning);
+        env.runner.annotate(Level::Warning, ASSIGN_TITLE, warning);
     }
     let view = assigned.view();
-    settings
-        .runner
-        .append_summary(&view::assign_markdown(&view))?;
+    env.runner.append_summary(&view::assign_markdown(&view))?;
     let mut outputs = Outputs::pending();
     outputs.set(
         Output::RecommendedAgent,
         assigned.ranking.recommended.clone().unwrap_or_default(),
     );
-    settings.runner.set_outputs(&outputs.pairs())?;
-    if settings.json {
+    env.runner.set_outputs(&outputs.pairs())?;
+    if req.target.json {
         println!("{}", view::assign_json(&view));
-    } else if !settings.in_actions {
+    } else if !env.in_actions {
         print!("{}", view::assign_plain(&view));
     }
     Ok(Outcome::Passed)
@@ -221,21 +221,22 @@ impl Assigned {
 }
 
 /// The registry issue a command names (`--registry-issue`).
-pub(crate) fn registry(settings: &Settings, command: &str) -> Result<u64> {
-    registry_issue(settings, command)
+pub(crate) fn registry(registry_issue_given: Option<u64>, command: &str) -> Result<u64> {
+    registry_issue(registry_issue_given, command)
 }
 
 /// Ranks the registry's agents for `target`'s issue; with `apply`, labels it
 /// `agent:<id>` through the executor (a dry run writes nothing).
 pub(crate) async fn rank(
-    settings: &Settings,
+    env: &RunEnv,
+    req: &IssueRequest,
     target: &Target,
     registry: u64,
     apply: bool,
 ) -> Result<Assigned> {
     let gh = &target.gh;
-    let path = settings.policy_path.as_str();
-    let (mut page, _, trust) = first_page(settings, gh, registry).await?;
+    let path = req.policy.path.as_str();
+    let (mut page, _, trust) = first_page(env, req, gh, registry).await?;
     let mut comments: Vec<StateComment> = Vec::new();
     let (mut pages, mut capped) = (1usize, false);
     loop {
@@ -287,7 +288,7 @@ pub(crate) async fn rank(
     }
     let label = if apply {
         apply_label(
-            settings,
+            req.access.dry_run,
             target,
             &info.labels,
             ranking.recommended.as_deref(),
@@ -315,7 +316,7 @@ pub(crate) async fn rank(
 /// written when no agent qualifies (the issue keeps what it has), when the label is
 /// already right, or in a dry run.
 async fn apply_label(
-    settings: &Settings,
+    dry_run: bool,
     target: &Target,
     labels: &[String],
     recommended: Option<&str>,
@@ -338,7 +339,7 @@ async fn apply_label(
     let executor = Executor {
         gh: Some(&target.gh),
         release: None,
-        dry_run: settings.dry_run,
+        dry_run,
         pr: None,
     };
     let mut effects = Vec::new();
@@ -358,7 +359,7 @@ async fn apply_label(
         let performed = executor.perform(effect).await;
         match performed.report.result {
             EffectResult::Done(_) | EffectResult::Unchanged(_) => {}
-            EffectResult::Skipped(_) if settings.dry_run => {
+            EffectResult::Skipped(_) if dry_run => {
                 return Ok(LabelChange::DryRun {
                     add: wanted,
                     remove: stale,

@@ -3,15 +3,16 @@
 use super::read::{Latest, MAX_COMMENTS, read_latest};
 use super::report::{self, ReadReport};
 use super::{Target, outputs};
+use crate::env::RunEnv;
+use crate::request::{IssueRequest, StateGetRequest};
 use crate::runner::Level;
-use crate::settings::Settings;
 use council_protocol::error::{Outcome, Result};
 use council_protocol::event::Event;
 
-pub async fn run(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
-    let target = Target::resolve(settings, event, "state get")?;
-    let latest = read_latest(settings, &target.gh, target.issue).await?;
-    announce(settings, &latest);
+pub async fn run(env: &RunEnv, req: &StateGetRequest, event: Option<Event>) -> Result<Outcome> {
+    let target = Target::resolve(env, &req.target, event, "state get")?;
+    let latest = read_latest(env, &req.target, &target.gh, target.issue).await?;
+    announce(env, &latest);
     let repo = target.repo.full();
     let read = ReadReport {
         repo: &repo,
@@ -20,7 +21,8 @@ pub async fn run(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
         requests: target.gh.requests(),
     };
     finish(
-        settings,
+        env,
+        req.target.json,
         &latest,
         &report::get_markdown(&read),
         || report::get_json(&read),
@@ -32,24 +34,24 @@ pub async fn run(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
 /// summary, the state's outputs, and its result on stdout (`--json`, or plain text
 /// outside Actions).
 pub(crate) fn finish(
-    settings: &Settings,
+    env: &RunEnv,
+    json_wanted: bool,
     latest: &Latest,
     summary: &str,
     json: impl FnOnce() -> serde_json::Value,
     plain: impl FnOnce() -> String,
 ) -> Result<Outcome> {
-    settings.runner.append_summary(summary)?;
+    env.runner.append_summary(summary)?;
     let url = latest
         .selection
         .source
         .as_ref()
         .map_or("", |s| s.html_url.as_str());
-    settings
-        .runner
+    env.runner
         .set_outputs(&outputs(&latest.selection.state, url).pairs())?;
-    if settings.json {
+    if json_wanted {
         println!("{}", json());
-    } else if !settings.in_actions {
+    } else if !env.in_actions {
         print!("{}", plain());
     }
     Ok(Outcome::Passed)
@@ -57,10 +59,9 @@ pub(crate) fn finish(
 
 /// One warning per skipped malformed block (with its comment's URL), and one when the
 /// page cap left older comments unread.
-pub(crate) fn announce(settings: &Settings, latest: &Latest) {
+pub(crate) fn announce(env: &RunEnv, latest: &Latest) {
     for message in warnings(latest) {
-        settings
-            .runner
+        env.runner
             .annotate(Level::Warning, "council state", &message);
     }
 }
@@ -86,10 +87,11 @@ pub(crate) fn warnings(latest: &Latest) -> Vec<String> {
 /// The latest trusted state of the target's issue as `council state get --json` prints
 /// it, and the warnings about what was skipped; writes nothing, prints nothing.
 pub(crate) async fn latest_json(
-    settings: &Settings,
+    env: &RunEnv,
+    req: &IssueRequest,
     target: &Target,
 ) -> Result<(serde_json::Value, Vec<String>)> {
-    let latest = read_latest(settings, &target.gh, target.issue).await?;
+    let latest = read_latest(env, req, &target.gh, target.issue).await?;
     let repo = target.repo.full();
     let read = ReadReport {
         repo: &repo,

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use super::super::policy_source::read_local;
 use crate::cli::PolicyCheckArgs;
-use crate::settings::DEFAULT_POLICY_PATH;
+use crate::request::DEFAULT_POLICY_PATH;
 use council_protocol::error::{Outcome, Result};
 use council_protocol::gates::guard::{evaluate_branch, passed};
 use council_protocol::gates::json::v1::GateVerdict;

@@ -7,15 +7,14 @@ use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use super::decode;
 use crate::app::reports::{post_report, rank, registry};
 use crate::app::state::Target;
-use crate::settings::Settings;
+use crate::mcp::ToolContext;
 use council_protocol::context_report::score::freshness;
 use council_protocol::error::{Error, Result};
 
-/// The protocol's `report_context` input (camelCase). The full report shape,
-/// `{"contextReport": {...}}`, is accepted too. Validated strictly, like `council report`.
+/// The schema of `report_context`'s input (camelCase): the protocol's report fields. The
+/// full report shape, `{"contextReport": {...}}`, is accepted too.
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(JsonSchema))]
 #[serde(rename_all = "camelCase")]
@@ -80,11 +79,16 @@ struct Capabilities {
     needs_context_load: Vec<String>,
 }
 
-pub async fn report_context(settings: &Settings, args: &Map<String, Value>) -> Result<Value> {
-    // The shape is the protocol's, checked member by member (names the field) by the
-    // same validation as `council report`, before any request.
-    let text = serde_json::to_string(args).map_err(|e| Error::Input(e.to_string()))?;
-    let posted = post_report(settings, &text).await?;
+/// `report_context`'s arguments as given: the protocol's parser checks them member by
+/// member (naming the field), as `council report` does, before any request.
+#[derive(Deserialize)]
+#[serde(transparent)]
+pub struct ReportContextInput(Map<String, Value>);
+
+pub async fn report_context(ctx: &ToolContext, args: ReportContextInput) -> Result<Value> {
+    let text = serde_json::to_string(&args.0).map_err(|e| Error::Input(e.to_string()))?;
+    let req = ctx.issue(None);
+    let posted = post_report(&ctx.env, &req, ctx.req.registry_issue, &text).await?;
     let report = &posted.report;
     let (fresh, age) = freshness(report.reported_at, Utc::now());
     let message = match posted.outcome {
@@ -127,11 +131,11 @@ pub struct AssignArgs {
     apply: bool,
 }
 
-pub async fn assign(settings: &Settings, args: &Map<String, Value>) -> Result<Value> {
-    let args: AssignArgs = decode(args)?;
-    let registry = registry(settings, "assign")?;
-    let target = Target::resolve_issue(settings, args.issue, "assign")?;
-    let assigned = rank(settings, &target, registry, args.apply).await?;
+pub async fn assign(ctx: &ToolContext, args: AssignArgs) -> Result<Value> {
+    let registry = registry(ctx.req.registry_issue, "assign")?;
+    let req = ctx.issue(Some(args.issue));
+    let target = Target::resolve_issue(&ctx.env, &req, args.issue, "assign")?;
+    let assigned = rank(&ctx.env, &req, &target, registry, args.apply).await?;
     let mut out = assigned.json();
     out["warnings"] = json!(assigned.warnings);
     Ok(out)
