@@ -302,8 +302,25 @@ impl World {
 
     /// Merges `head` (a branch or a SHA) into `base` as `POST /merges` does: a merge
     /// commit whose parents are the base's head and the head, made and verified by
-    /// GitHub for `by`, and the base moved to it.
+    /// GitHub for `by`, and the base moved to it (no protection is asked: a scene's
+    /// merge; the route asks first).
     pub fn merge_into(
+        &mut self,
+        base: &str,
+        head: &str,
+        message: Option<&str>,
+        by: &Writer,
+    ) -> Result<MergeOutcome, MergeError> {
+        let outcome = self.merge_commit(base, head, message, by)?;
+        if let MergeOutcome::Merged(sha) = &outcome {
+            self.set_branch(base, sha, by, false);
+        }
+        Ok(outcome)
+    }
+
+    /// The merge commit of `head` into `base` ([`World::merge_into`]), made but not yet
+    /// the base's head.
+    pub fn merge_commit(
         &mut self,
         base: &str,
         head: &str,
@@ -339,7 +356,6 @@ impl World {
                 shortcut: false,
             })
             .map_err(|_| MergeError::UnknownHead)?;
-        self.set_branch(base, &sha, by, false);
         Ok(MergeOutcome::Merged(sha))
     }
 

@@ -71,6 +71,11 @@ pub fn route(method: &str, segments: &[String], operation: Option<&str>) -> Stri
                 break;
             }
             (_, "commits") => "{ref}",
+            // A branch name may hold slashes: the rest of the path is the ref.
+            (_, "ref" | "refs" | "matching-refs") if parts.get(3) == Some(&"git") => {
+                parts.push("{ref}");
+                break;
+            }
             (_, "labels") => "{name}",
             (_, "comments" | "runs" | "artifacts" | "jobs")
                 if segment.bytes().all(|b| b.is_ascii_digit()) =>
@@ -132,6 +137,26 @@ mod tests {
         assert_eq!(
             of("GET", "/repos/o/r/pulls", None),
             "GET /repos/{owner}/{repo}/pulls"
+        );
+        assert_eq!(
+            of(
+                "PATCH",
+                "/repos/o/r/git/refs/heads/council/queue/main",
+                None
+            ),
+            "PATCH /repos/{owner}/{repo}/git/refs/{ref}"
+        );
+        assert_eq!(
+            of(
+                "GET",
+                "/repos/o/r/git/matching-refs/heads/council/queue/",
+                None
+            ),
+            "GET /repos/{owner}/{repo}/git/matching-refs/{ref}"
+        );
+        assert_eq!(
+            of("POST", "/repos/o/r/git/refs", None),
+            "POST /repos/{owner}/{repo}/git/refs"
         );
     }
 }

@@ -5,12 +5,16 @@
 mod actions;
 pub mod checks;
 mod comments;
+pub mod commits;
 mod contents;
+mod events;
 mod files;
 mod issues;
 mod labels;
 mod merge;
+mod merges;
 mod pulls;
+pub mod refs;
 mod reviews;
 #[cfg(test)]
 mod tests;
@@ -432,6 +436,18 @@ fn repository(world: &mut World, ctx: &Ctx, rest: &[&str]) -> Reply {
         ("GET", ["commits", sha, "pulls"]) => pulls::for_commit(world, ctx, sha),
         ("GET", ["commits", git_ref, "check-runs"]) => checks::runs(world, ctx, git_ref),
         ("GET", ["commits", git_ref, "status"]) => checks::combined(world, ctx, git_ref),
+        ("GET", ["commits", git_ref @ ..]) if !git_ref.is_empty() => {
+            commits::get(world, ctx, &git_ref.join("/"))
+        }
+        ("GET", ["pulls", n, "commits"]) => commits::of_pull(world, ctx, number(n)?),
+        ("GET", ["git", "commits", sha]) => commits::git_commit(world, ctx, sha),
+        ("GET", ["git", "ref", path @ ..]) => refs::get(world, ctx, &path.join("/")),
+        ("GET", ["git", "matching-refs", path @ ..]) => refs::matching(world, ctx, &path.join("/")),
+        ("POST", ["git", "refs"]) => refs::create(world, ctx),
+        ("PATCH", ["git", "refs", path @ ..]) => refs::update(world, ctx, &path.join("/")),
+        ("DELETE", ["git", "refs", path @ ..]) => refs::delete(world, ctx, &path.join("/")),
+        ("POST", ["merges"]) => merges::merge(world, ctx),
+        ("GET", ["issues", n, "events" | "timeline"]) => events::list(world, ctx, number(n)?),
         ("GET", ["actions", "runs", id, "jobs"]) => actions::jobs(world, ctx, number(id)?),
         ("GET", ["actions", "artifacts"]) => actions::artifacts(world, ctx),
         ("GET", ["actions", "artifacts", id, "zip"]) => {
