@@ -135,7 +135,7 @@ impl FakeGitHub {
     pub fn branch(&self, name: &str, sha: &str) {
         let mut w = lock(&self.world);
         match w.graph.contains(sha) {
-            true => w.set_branch(name, sha, &Writer::push("octocat"), true),
+            true => w.set_branch(name, sha, &Writer::push("octocat")),
             false => {
                 w.branches.insert(name.to_string(), sha.to_string());
             }

@@ -173,7 +173,7 @@ impl World {
         });
         let author = spec.author.clone().unwrap_or_else(|| "octocat".to_string());
         let sha = self.commit_with(parent.as_deref(), spec, &author);
-        self.set_branch(branch, &sha, &Writer::push(&author), true);
+        self.set_branch(branch, &sha, &Writer::push(&author));
         sha
     }
 
@@ -211,12 +211,16 @@ impl World {
 
     /// Moves (or creates) `branch` to `sha`, by `by`: records the write, lets the pull
     /// requests whose head it is follow, starts CI, and marks merged the open pull
-    /// requests into it whose head it now contains. `forced`: not a fast-forward.
-    pub fn set_branch(&mut self, branch: &str, sha: &str, by: &Writer, forced: bool) {
+    /// requests into it whose head it now contains. A write that is not a fast-forward
+    /// (as far as the graph can tell) is recorded as forced.
+    pub fn set_branch(&mut self, branch: &str, sha: &str, by: &Writer) {
         let old = self.branches.insert(branch.to_string(), sha.to_string());
         if old.as_deref() == Some(sha) {
             return;
         }
+        let forced = old
+            .as_deref()
+            .is_some_and(|old| !self.graph.is_ancestor(old, sha));
         let at = self.tick();
         self.ref_log
             .entry(branch.to_string())
@@ -313,7 +317,7 @@ impl World {
     ) -> Result<MergeOutcome, MergeError> {
         let outcome = self.merge_commit(base, head, message, by)?;
         if let MergeOutcome::Merged(sha) = &outcome {
-            self.set_branch(base, sha, by, false);
+            self.set_branch(base, sha, by);
         }
         Ok(outcome)
     }

@@ -210,7 +210,7 @@ impl World {
         let (fork, head, author) = (pr.fork, pr.head_ref.clone(), pr.author.clone());
         let moved = self.move_pr_head(number, sha);
         if !fork {
-            self.set_branch(&head, sha, &crate::git::Writer::push(&author), true);
+            self.set_branch(&head, sha, &crate::git::Writer::push(&author));
         }
         if moved {
             self.ci_on_pull_request(number, sha);

@@ -54,7 +54,7 @@ pub fn merge(world: &mut World, ctx: &Ctx) -> Reply {
     {
         return Err(refused);
     }
-    world.set_branch(&base, &sha, &by, false);
+    world.set_branch(&base, &sha, &by);
     let commit = world.graph.get(&sha).ok_or_else(Answer::not_found)?;
     let files = first_parent_diff(world, commit);
     Ok(Answer::json(201, commit_json(world, commit, Some(&files))))

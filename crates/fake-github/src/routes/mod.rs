@@ -125,6 +125,14 @@ impl Answer {
         self
     }
 
+    /// A header's value, when the answer has it.
+    pub fn header_value(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
     pub fn body_json(&self) -> Option<&Value> {
         match &self.body {
             Body::Json(v) => Some(v),
@@ -341,6 +349,44 @@ impl Respond for WorldResponder {
         let mut world = lock(&self.world);
         serve(&mut world, &ctx).into_template()
     }
+}
+
+/// One request served without a server, as the wiremock responder serves it (logged,
+/// counted, faults and hooks played): `METHOD /path?query` with `token` and a JSON
+/// `body` (`Null`: none). The fake's own tests read the answer directly.
+pub fn request(
+    world: &mut World,
+    method: &str,
+    path_query: &str,
+    token: Option<&str>,
+    body: &Value,
+) -> Answer {
+    let (path, query) = path_query.split_once('?').unwrap_or((path_query, ""));
+    let body = match body {
+        Value::Null => Vec::new(),
+        body => body.to_string().into_bytes(),
+    };
+    let ctx = Ctx {
+        method: method.to_string(),
+        path_query: path_query.to_string(),
+        path: path.to_string(),
+        segments: path
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                percent_encoding::percent_decode_str(s)
+                    .decode_utf8_lossy()
+                    .into_owned()
+            })
+            .collect(),
+        query: url::form_urlencoded::parse(query.as_bytes())
+            .into_owned()
+            .collect(),
+        token: token.map(str::to_string),
+        accept: String::new(),
+        body: &body,
+    };
+    serve(world, &ctx)
 }
 
 /// A panicking test must not turn every later request into a poison error.

@@ -93,7 +93,7 @@ pub fn create(world: &mut World, ctx: &Ctx) -> Reply {
     {
         return Err(refused);
     }
-    world.set_branch(branch, sha, &writer(ctx, login), false);
+    world.set_branch(branch, sha, &writer(ctx, login));
     let location = format!("{}/repos/{}/git/{full}", world.api, world.repo);
     Ok(Answer::json(201, ref_json(world, branch, sha)).header("location", &location))
 }
@@ -130,7 +130,7 @@ pub fn update(world: &mut World, ctx: &Ctx, path: &str) -> Reply {
     {
         return Err(refused);
     }
-    world.set_branch(branch, sha, &writer(ctx, login), !fast_forward);
+    world.set_branch(branch, sha, &writer(ctx, login));
     Ok(Answer::ok(ref_json(world, branch, sha)))
 }
 
