@@ -479,9 +479,16 @@ fn repository(world: &mut World, ctx: &Ctx, rest: &[&str]) -> Reply {
             files::compare(world, ctx, &basehead.join("/"))
         }
         ("GET", ["pulls", n, "reviews"]) => reviews::list(world, ctx, number(n)?),
-        ("GET", ["commits", sha, "pulls"]) => pulls::for_commit(world, ctx, sha),
-        ("GET", ["commits", git_ref, "check-runs"]) => checks::runs(world, ctx, git_ref),
-        ("GET", ["commits", git_ref, "status"]) => checks::combined(world, ctx, git_ref),
+        // A ref may hold slashes (`council/queue/main`), encoded or not.
+        ("GET", ["commits", sha @ .., "pulls"]) if !sha.is_empty() => {
+            pulls::for_commit(world, ctx, &sha.join("/"))
+        }
+        ("GET", ["commits", git_ref @ .., "check-runs"]) if !git_ref.is_empty() => {
+            checks::runs(world, ctx, &git_ref.join("/"))
+        }
+        ("GET", ["commits", git_ref @ .., "status"]) if !git_ref.is_empty() => {
+            checks::combined(world, ctx, &git_ref.join("/"))
+        }
         ("GET", ["commits", git_ref @ ..]) if !git_ref.is_empty() => {
             commits::get(world, ctx, &git_ref.join("/"))
         }
