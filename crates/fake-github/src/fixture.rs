@@ -1266,7 +1266,10 @@ mod tests {
         let w = &loaded.world;
         let main = &w.branches["main"];
         let head = &w.branches["feature/x"];
-        assert_eq!(w.graph.get(head).unwrap().parents, [main.clone()]);
+        assert_eq!(
+            &w.graph.get(head).unwrap().parents,
+            std::slice::from_ref(main)
+        );
         assert_eq!(
             w.graph.get(head).unwrap().author.login.as_deref(),
             Some("alice")

@@ -438,10 +438,10 @@ fn apply_files(
     at_head: Option<&std::collections::BTreeMap<String, String>>,
 ) {
     for file in files {
-        if let Some(previous) = &file.previous_filename {
-            if let Some(blob) = tree.remove(previous) {
-                tree.insert(file.filename.clone(), blob);
-            }
+        if let Some(previous) = &file.previous_filename
+            && let Some(blob) = tree.remove(previous)
+        {
+            tree.insert(file.filename.clone(), blob);
         }
         if file.status == "removed" {
             tree.remove(&file.filename);

@@ -7,6 +7,7 @@ use council_fake_github::fake_github::FakeGitHub;
 use council_fake_github::routes;
 use serde_json::Value;
 
+#[allow(unused_imports)] // each test file uses its own part
 pub use council_fake_github::tokens::{RELEASE_LOGIN, RELEASE_TOKEN, WORKFLOW_TOKEN};
 
 /// A world for one test; its writes are the test's subject, checked by value.
