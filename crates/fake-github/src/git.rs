@@ -91,6 +91,13 @@ impl World {
     /// root whose tree is the files the world holds at it (or at a branch it heads).
     /// False when the world does not know it.
     pub fn ensure_commit(&mut self, sha: &str) -> bool {
+        self.ensure_commit_within(sha, 0)
+    }
+
+    /// [`World::ensure_commit`], at most `MAX_SHORTCUT_DEPTH` pull requests deep: a scene
+    /// whose pull requests are each other's bases ends in a root, not a loop.
+    fn ensure_commit_within(&mut self, sha: &str, depth: usize) -> bool {
+        const MAX_SHORTCUT_DEPTH: usize = 64;
         if self.graph.contains(sha) {
             return true;
         }
@@ -102,6 +109,7 @@ impl World {
             .pulls
             .values()
             .find(|pr| pr.head_sha == sha && pr.base_sha != sha)
+            .filter(|_| depth < MAX_SHORTCUT_DEPTH)
             .map(|pr| {
                 (
                     pr.base_sha.clone(),
@@ -111,7 +119,7 @@ impl World {
                 )
             });
         let new = match pr {
-            Some((base, author, title, files)) if self.ensure_commit(&base) => {
+            Some((base, author, title, files)) if self.ensure_commit_within(&base, depth + 1) => {
                 let mut tree = self.tree(&base).map(|t| (*t).clone()).unwrap_or_default();
                 apply_files(&mut tree, &files, self.files.get(sha));
                 NewCommit {
@@ -221,7 +229,7 @@ impl World {
         let forced = old
             .as_deref()
             .is_some_and(|old| !self.graph.is_ancestor(old, sha));
-        let at = self.tick();
+        let at = self.now();
         self.ref_log
             .entry(branch.to_string())
             .or_default()
@@ -253,7 +261,7 @@ impl World {
         if self.branches.remove(branch).is_none() {
             return false;
         }
-        let at = self.tick();
+        let at = self.now();
         self.ref_log
             .entry(branch.to_string())
             .or_default()

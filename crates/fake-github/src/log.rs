@@ -165,7 +165,11 @@ mod tests {
             "GET /repos/{owner}/{repo}/git/matching-refs/{ref}"
         );
         assert_eq!(
-            of("GET", "/repos/o/r/commits/council/queue/main/check-runs", None),
+            of(
+                "GET",
+                "/repos/o/r/commits/council/queue/main/check-runs",
+                None
+            ),
             "GET /repos/{owner}/{repo}/commits/{ref}/check-runs"
         );
         assert_eq!(

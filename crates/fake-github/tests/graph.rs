@@ -774,4 +774,22 @@ async fn hostile_refs_and_bodies_get_githubs_errors_never_a_panic() {
     });
     assert_eq!(not_json, 400, "no body is no JSON");
     assert_eq!(gh.branch_head("master"), Some(a));
+
+    // Two pull requests each the other's base: made into commits without a loop.
+    let (x, y) = ("1".repeat(40), "2".repeat(40));
+    gh.pr(20).head("cycle/x", &x);
+    gh.pr(21).head("cycle/y", &y);
+    gh.edit(|w| {
+        w.pr_mut(20).unwrap().base_sha.clone_from(&y);
+        w.pr_mut(21).unwrap().base_sha.clone_from(&x);
+    });
+    assert!(gh.commit_state(&x).is_some());
+    let (status, body) = http(
+        &gh,
+        "POST",
+        "/merges",
+        RELEASE_TOKEN,
+        json!({"base": "master", "head": "cycle/y"}),
+    );
+    assert!(matches!(status, 201 | 409), "{status} {body}");
 }
