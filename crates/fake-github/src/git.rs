@@ -387,16 +387,22 @@ impl World {
 
     /// The files a pull request changes: from the graph when its head is a commit built
     /// there (the diff from the merge base of its base branch and its head, as GitHub
-    /// shows a pull request), else its own `files`.
+    /// shows a pull request), else its own `files`. A closed or merged one keeps the
+    /// files it had against its `base_sha`.
     pub fn pr_files(&self, number: u64) -> Vec<PrFile> {
         let Some(pr) = self.pulls.get(&number) else {
             return Vec::new();
         };
-        let base = self
-            .branches
-            .get(&pr.base_ref)
-            .cloned()
-            .unwrap_or_else(|| pr.base_sha.clone());
+        // An open pull request is compared with its base branch as it is now; a closed
+        // or merged one with the base it had (once merged, the branch contains it).
+        let base = match pr.open {
+            true => self
+                .branches
+                .get(&pr.base_ref)
+                .cloned()
+                .unwrap_or_else(|| pr.base_sha.clone()),
+            false => pr.base_sha.clone(),
+        };
         match self.graph_diff(&base, &pr.head_sha) {
             Some(files) => files,
             None => pr.files.clone(),

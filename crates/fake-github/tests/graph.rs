@@ -530,6 +530,11 @@ async fn pull_requests_are_merged_when_their_base_comes_to_contain_their_head() 
         "the commits it landed"
     );
     assert_eq!(ok(&gh, "/pulls/7/commits")[0]["sha"], first_of_7.as_str());
+    assert_eq!(
+        filenames(&ok(&gh, "/pulls/7/files")),
+        ["docs/x.md", "src/x.rs"],
+        "a merged pull request keeps its files"
+    );
 
     // A scene's push that brings a head in merges it too, by the pusher.
     let head_9 = gh.pr(9).head_sha();
