@@ -169,17 +169,30 @@ pub struct CommitFact {
     pub committed_at: DateTime<Utc>,
 }
 
-/// Whether the app's first-parent walk goes on past this commit: it is a merge that
-/// council's queue wrote (two parents, council's trailers). The app reads the tip, then
-/// each first parent while this holds, at most [`MAX_BATCH`] commits.
+/// Whether a commit is a merge that council's queue wrote (two parents, council's
+/// trailers).
 pub fn is_queue_merge(commit: &CommitFact) -> bool {
     commit.parents.len() == 2 && message::read(&commit.message).is_some()
 }
 
+/// The commit the app's first-parent walk reads next, if any. The app reads the queue
+/// branch's head, then this commit's first parent while there is one, at most
+/// [`MAX_BATCH`] commits: a queue merge leads to the next one down until the merge made
+/// on the base commit its message names (the base itself may be a queue commit that
+/// landed, and is not read).
+pub fn next_in_chain(commit: &CommitFact) -> Option<&str> {
+    let note = message::read(&commit.message)?;
+    match commit.parents.as_slice() {
+        [first, _] if *first != note.base_sha => Some(first),
+        _ => None,
+    }
+}
+
 impl Chain {
     /// The chain of the commits of a first-parent walk, tip first (as
-    /// [`is_queue_merge`] drives it). Anything else than merges council wrote, each on
-    /// the one before, is a problem: the queue commit is rebuilt.
+    /// [`next_in_chain`] drives it). Anything else than merges council wrote, each on the
+    /// one before, down to the base commit their messages name, is a problem: the queue
+    /// commit is rebuilt.
     pub fn from_commits(commits: &[CommitFact]) -> Chain {
         let broken = |why: String| Chain {
             links: Vec::new(),
@@ -208,6 +221,15 @@ impl Chain {
                     "commit {short} is not a merge of council's merge queue (its message has no queue trailers)"
                 ));
             };
+            let tip_base = links
+                .first()
+                .and_then(|l: &Link| l.note.as_ref())
+                .map_or(&note.base_sha, |n| &n.base_sha);
+            if note.base_sha != *tip_base {
+                return broken(format!(
+                    "commit {short} names another base commit than the queue commit's head"
+                ));
+            }
             if let Some(below) = commits.get(i + 1)
                 && below.sha != *first
             {
@@ -227,6 +249,16 @@ impl Chain {
             .and_then(|c| c.parents.first())
             .cloned()
             .unwrap_or_default();
+        let named = links
+            .first()
+            .and_then(|l| l.note.as_ref())
+            .map(|n| n.base_sha.clone());
+        if named.as_deref() != Some(built_on.as_str()) {
+            return broken(format!(
+                "the merges were read down to {}, not to the base commit their messages name",
+                crate::gates::release::short(&built_on)
+            ));
+        }
         links.reverse();
         Chain {
             links,

@@ -10,7 +10,7 @@
 //!    requests into it labelled `council:queued` with the time the label was last added
 //!    and whether the head moved since (the issue timeline), the queue branch
 //!    `<prefix><base>` if it exists: the first-parent walk from its head
-//!    ([`is_queue_merge`] says when to go on, at most 16 commits; [`QueueBranch::from_commits`]
+//!    ([`next_in_chain`] says which commit to read next, at most 16; [`QueueBranch::from_commits`]
 //!    makes the chain) and the checks on its head (a [`crate::gates::release::Pipeline`],
 //!    this run's own job left out as release does), the pull requests the chain's merges
 //!    name (closed ones too), and `now`.
@@ -66,7 +66,7 @@ mod render;
 pub use build::{Build, BuildReason, BuildStep, Builder, Built, StepResult};
 pub use facts::{
     BaseFacts, Chain, CommitFact, Link, LiveVerdict, PrState, QueueBranch, QueueFacts, QueuedPr,
-    is_queue_merge,
+    is_queue_merge, next_in_chain,
 };
 pub use land::{Landed, Landing, NotLanded, Refusal};
 pub use order::{compare, line};

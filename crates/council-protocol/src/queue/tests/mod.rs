@@ -1,2 +1,3 @@
 mod cases;
+mod model;
 mod support;
