@@ -11,7 +11,8 @@
 //!   seal, verify, and derive `state` and `gates`.
 //! - [`context_report`]: `<context-report>` blocks and the assignment ranking.
 //! - [`policy`]: `.github/council.yml`, strict, with limits; [`gates`] and [`stage`]: the
-//!   guard, review and release decisions; [`plan`] and [`command`]: which command an event
+//!   guard, review and release decisions; [`queue`]: the merge queue's decisions (what a
+//!   run lands, tests, rebuilds or dequeues); [`plan`] and [`command`]: which command an event
 //!   runs; [`event`]: webhook payloads; [`render`] and [`markdown`]: what comments and
 //!   summaries show; [`secrets`] and [`redact`]: token patterns, never echoed.
 //!
@@ -56,6 +57,7 @@ pub mod json;
 pub mod markdown;
 pub mod plan;
 pub mod policy;
+pub mod queue;
 pub mod redact;
 pub mod render;
 pub mod review;

@@ -314,6 +314,24 @@ async fn apply(gh: &GitHub, effect: &Effect) -> Result<Applied, Failure> {
                 Err(e) => merge_refused(m.number, &m.sha, m.method, e)?,
             })
         }
+        Effect::Enqueue { number, label } => {
+            gh.add_label(*number, label).await?;
+            Applied::result(done(
+                Message::new()
+                    .text(format!("queued #{number}: added "))
+                    .value(label),
+            ))
+        }
+        // The merge queue's ref writes and merges: decided by council_protocol::queue,
+        // not performed by this build yet (no command plans them).
+        Effect::CreateRef { .. }
+        | Effect::ResetRef { .. }
+        | Effect::FastForward { .. }
+        | Effect::DeleteRef { .. }
+        | Effect::MergeInto { .. } => Applied::result(skipped(format!(
+            "not wired yet: would {}; this build does not run the merge queue",
+            effect.describe()
+        ))),
         Effect::Revert(r) => {
             let opened = gh.revert_pull(&r.pull_id, &r.title, &r.body).await?;
             Applied::result(done(

@@ -33,7 +33,10 @@ gate_table! {
     task_list,
     pipeline_green,
     merge_ready,
+    queue,
 }
+
+pub use queue::{QueueCheck, conflict as queue_conflict, verdict as queue_verdict};
 
 /// A gate's identity and its check.
 #[derive(Debug)]
@@ -54,6 +57,8 @@ pub enum Check {
     Guard(fn(&guard::GuardFacts) -> Option<GateOutcome>),
     Review(fn(&ReviewFacts) -> Option<GateOutcome>),
     Release(fn(&release::ReleaseFacts) -> Option<GateOutcome>),
+    /// The merge queue's verdict on a queue commit; recorded by the release agent.
+    Queue(fn(&QueueCheck) -> Option<GateOutcome>),
 }
 
 impl Gate {
@@ -61,7 +66,7 @@ impl Gate {
         match self.check {
             Check::Guard(_) => Stage::Guard,
             Check::Review(_) => Stage::Review,
-            Check::Release(_) => Stage::Release,
+            Check::Release(_) | Check::Queue(_) => Stage::Release,
         }
     }
 
@@ -215,8 +220,9 @@ mod tests {
         );
         assert_eq!(
             of_stage(Stage::Release).map(|g| g.name).collect::<Vec<_>>(),
-            ["pipeline_green", "merge_ready"]
+            ["pipeline_green", "merge_ready", "queue"]
         );
+        assert_eq!(gate_key("check:queue").as_deref(), Some("queue"));
         // SPEC names it: `pipeline_green` ← `check:pipeline`.
         assert_eq!(
             gate_key("check:pipeline").as_deref(),

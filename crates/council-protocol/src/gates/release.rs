@@ -19,6 +19,10 @@ pub struct ReleaseFacts<'a> {
     /// The open pull request; `None` for the post-merge check, which looks at the
     /// pipeline of the merge commit only.
     pub open: Option<OpenFacts>,
+    /// The base's policy turns the merge queue on (`queue.enabled`): release queues the
+    /// pull request instead of merging it, and does not wait for a branch that is
+    /// `behind` its base (the queue commit is what gets tested).
+    pub queue: bool,
 }
 
 /// The checks reported on one commit: the pull request's head, or after the merge the

@@ -5,6 +5,7 @@
 pub mod glob;
 pub mod limits;
 pub mod propose;
+pub mod queue;
 mod sections;
 
 use std::cell::OnceCell;
@@ -13,6 +14,7 @@ use regex::{RegexSet, SetMatches};
 use serde::Deserialize;
 use serde_saphyr::{Location, Spanned};
 
+pub use queue::Queue;
 pub use sections::{AgentStateSection, DiffSize, DocsGate, DocsPair, MergeMethod, Release, Review};
 
 use crate::error::Error;
@@ -30,6 +32,7 @@ pub struct Policy {
     pub review: Review,
     pub release: Release,
     pub agent_state: AgentStateSection,
+    pub queue: Queue,
 }
 
 #[derive(Debug, Clone)]
@@ -169,6 +172,7 @@ impl Policy {
             review: Review::default(),
             release: Release::default(),
             agent_state: AgentStateSection::default(),
+            queue: Queue::defaults(&Release::default()),
         }
     }
 
@@ -219,12 +223,18 @@ impl Policy {
             Some(b) => b.compile().map_err(fail)?,
             None => default_branches(),
         };
+        let release = raw.release.unwrap_or_default();
+        let queue = match raw.queue {
+            Some(q) => q.compile(&release).map_err(fail)?,
+            None => Queue::defaults(&release),
+        };
         Ok(Policy {
             source: file.to_string(),
             branches,
             review: raw.review.unwrap_or_default(),
-            release: raw.release.unwrap_or_default(),
+            release,
             agent_state: raw.agent_state.unwrap_or_default(),
+            queue,
         })
     }
 }
@@ -324,6 +334,8 @@ struct RawPolicy {
     release: Option<Release>,
     #[serde(default)]
     agent_state: Option<AgentStateSection>,
+    #[serde(default)]
+    queue: Option<queue::RawQueue>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -61,6 +61,42 @@ pub enum Effect {
     DeleteComment {
         id: u64,
     },
+    /// The merge queue's label on a pull request release would merge: its place in line
+    /// (`action:enqueue`). A label, so the workflow token adds it.
+    Enqueue {
+        number: u64,
+        label: String,
+    },
+    /// A new branch at `sha` (`POST /git/refs`): a queue or build branch of council's.
+    CreateRef {
+        branch: String,
+        sha: String,
+    },
+    /// Council's own queue or build branch moved to `sha` whatever it held (`PATCH
+    /// /git/refs` with `force: true`). Never a base and never a pull request's branch.
+    ResetRef {
+        branch: String,
+        sha: String,
+    },
+    /// The base moved to `sha` only if that is a fast-forward (`PATCH /git/refs` with
+    /// `force: false`): GitHub refuses when the base moved meanwhile, so the base becomes
+    /// exactly the commit whose checks were read green, or stays as it is.
+    FastForward {
+        branch: String,
+        sha: String,
+    },
+    /// A queue or build branch of council's removed (`DELETE /git/refs`).
+    DeleteRef {
+        branch: String,
+    },
+    /// Commit `head` merged into `branch` with `message` (`POST /merges`): the merge
+    /// commit's SHA, a conflict (409) or nothing to merge (204) go back to the queue's
+    /// [`crate::queue::Builder`].
+    MergeInto {
+        branch: String,
+        head: String,
+        message: String,
+    },
 }
 
 /// A merge as release decided it: the two commits the decision is about. GitHub's merge
@@ -147,7 +183,13 @@ impl Effect {
             | Effect::RemoveLabel { .. }
             | Effect::Merge { .. }
             | Effect::Revert { .. }
-            | Effect::DeleteComment { .. } => None,
+            | Effect::DeleteComment { .. }
+            | Effect::Enqueue { .. }
+            | Effect::CreateRef { .. }
+            | Effect::ResetRef { .. }
+            | Effect::FastForward { .. }
+            | Effect::DeleteRef { .. }
+            | Effect::MergeInto { .. } => None,
         }
     }
 
@@ -161,16 +203,53 @@ impl Effect {
             | Effect::DeleteComment { .. } => "action:comment",
             Effect::ClosePr { .. } => "action:close-pr",
             Effect::AddLabel { .. } | Effect::RemoveLabel { .. } => "action:label",
-            Effect::Merge(_) => "action:merge",
+            Effect::Merge(_) | Effect::FastForward { .. } => "action:merge",
             Effect::Revert(_) => "action:revert",
+            Effect::Enqueue { .. } => "action:enqueue",
+            Effect::MergeInto { .. } => "action:queue-test",
+            Effect::CreateRef { .. } | Effect::ResetRef { .. } | Effect::DeleteRef { .. } => {
+                "action:queue-branch"
+            }
         }
     }
 
-    /// Only merges and reverts use the release token: a merge by `GITHUB_TOKEN` would
-    /// start no workflow on the base branch, and the workflow token should not be able
-    /// to merge at all.
+    /// Merges, reverts and every ref write and merge of the queue use the release token:
+    /// a push or merge by `GITHUB_TOKEN` starts no workflow (no CI on a queue commit, no
+    /// deployment after a landing), and the workflow token should not be able to merge
+    /// at all.
     pub fn needs_release_token(&self) -> bool {
-        matches!(self, Effect::Merge(_) | Effect::Revert(_))
+        matches!(
+            self,
+            Effect::Merge(_)
+                | Effect::Revert(_)
+                | Effect::CreateRef { .. }
+                | Effect::ResetRef { .. }
+                | Effect::FastForward { .. }
+                | Effect::DeleteRef { .. }
+                | Effect::MergeInto { .. }
+        )
+    }
+
+    /// The pull request or issue the effect writes to, if one: its report belongs in
+    /// that pull request's ledger. Ref writes and merges belong to no single one.
+    pub fn issue(&self) -> Option<u64> {
+        match self {
+            Effect::CommentOnce { issue, .. }
+            | Effect::AddLabel { issue, .. }
+            | Effect::RemoveLabel { issue, .. }
+            | Effect::PostComment { issue, .. }
+            | Effect::UpsertComment { issue, .. }
+            | Effect::WriteComment { issue, .. } => Some(*issue),
+            Effect::ClosePr { number } | Effect::Enqueue { number, .. } => Some(*number),
+            Effect::Merge(m) => Some(m.number),
+            Effect::Revert(r) => Some(r.number),
+            Effect::DeleteComment { .. }
+            | Effect::CreateRef { .. }
+            | Effect::ResetRef { .. }
+            | Effect::FastForward { .. }
+            | Effect::DeleteRef { .. }
+            | Effect::MergeInto { .. } => None,
+        }
     }
 
     /// Performed only when the effect before it in the same stage is in place.
@@ -204,8 +283,28 @@ impl Effect {
                 format!("write the Context Object comment on #{issue}")
             }
             Effect::DeleteComment { id } => format!("delete the duplicate comment {id}"),
+            Effect::Enqueue { number, label } => {
+                format!("add the label `{label}` to #{number} (its place in the merge queue)")
+            }
+            Effect::CreateRef { branch, sha } => {
+                format!("create the branch `{branch}` at {}", short(sha))
+            }
+            Effect::ResetRef { branch, sha } => {
+                format!("point the branch `{branch}` at {}", short(sha))
+            }
+            Effect::FastForward { branch, sha } => {
+                format!("fast-forward `{branch}` to {}", short(sha))
+            }
+            Effect::DeleteRef { branch } => format!("delete the branch `{branch}`"),
+            Effect::MergeInto { branch, head, .. } => {
+                format!("merge {} into `{branch}`", short(head))
+            }
         }
     }
+}
+
+fn short(sha: &str) -> &str {
+    sha.get(..7).unwrap_or(sha)
 }
 
 /// What happened to one effect (or to the ledger comment, the audit file, the upload).
@@ -379,5 +478,57 @@ mod tests {
                 None => proptest::prop_assert_eq!(fitted.as_ref(), body.as_str()),
             }
         }
+    }
+
+    #[test]
+    fn every_ref_write_and_merge_needs_the_release_token() {
+        let sha = "0123456789abcdef0123456789abcdef01234567".to_string();
+        let refs = [
+            Effect::CreateRef {
+                branch: "council/queue/main".into(),
+                sha: sha.clone(),
+            },
+            Effect::ResetRef {
+                branch: "council/queue/main".into(),
+                sha: sha.clone(),
+            },
+            Effect::FastForward {
+                branch: "main".into(),
+                sha: sha.clone(),
+            },
+            Effect::DeleteRef {
+                branch: "council/queue/main".into(),
+            },
+            Effect::MergeInto {
+                branch: "council/queue-build/main".into(),
+                head: sha.clone(),
+                message: "m".into(),
+            },
+        ];
+        let described: Vec<String> = refs
+            .iter()
+            .map(|e| {
+                assert!(e.needs_release_token(), "{e:?}");
+                assert_eq!(e.issue(), None);
+                format!("{}: {}", e.action(), e.describe())
+            })
+            .collect();
+        insta::assert_snapshot!(described.join("\n"), @r"
+        action:queue-branch: create the branch `council/queue/main` at 0123456
+        action:queue-branch: point the branch `council/queue/main` at 0123456
+        action:merge: fast-forward `main` to 0123456
+        action:queue-branch: delete the branch `council/queue/main`
+        action:queue-test: merge 0123456 into `council/queue-build/main`
+        ");
+        let enqueue = Effect::Enqueue {
+            number: 7,
+            label: "council:queued".into(),
+        };
+        assert!(
+            !enqueue.needs_release_token(),
+            "a label: the workflow token"
+        );
+        assert_eq!(enqueue.issue(), Some(7));
+        insta::assert_snapshot!(format!("{}: {}", enqueue.action(), enqueue.describe()), @"action:enqueue: add the label `council:queued` to #7 (its place in the merge queue)");
     }
 }

@@ -4,6 +4,10 @@
 //! commit's pipeline and, when it is red and the policy says `rollback: true`, ask for
 //! a revert (pure: the effects are data). Nothing stored in the ledger is an input: a
 //! recorded approval, merge or verdict cannot make this stage merge or revert.
+//!
+//! Under the merge queue (`queue.enabled`) release never merges: where it would, it adds
+//! the queue's label instead (`action:enqueue`), and [`crate::queue`] lands the pull
+//! request once a queue commit holding it is green.
 
 use super::Stage;
 use super::effect::{Effect, Merge, Revert};
@@ -73,7 +77,10 @@ pub fn evaluate(input: &ReleaseStage) -> StageResult {
     }
     gates.extend(release::evaluate(facts));
     let passed = gates.iter().all(|g| g.verdict == Verdict::Pass);
-    let status = if passed && input.review.is_some() {
+    let status = if passed && input.review.is_some() && facts.queue {
+        enqueue(input, &open.labels, &mut effects, &mut notes);
+        ReleaseStatus::Pending
+    } else if passed && input.review.is_some() {
         // The status is what it would be without a release token; finish says what
         // became of the merge.
         effects.push(Effect::Merge(Merge {
@@ -105,6 +112,42 @@ pub fn evaluate(input: &ReleaseStage) -> StageResult {
         effects,
         notes,
     }
+}
+
+/// Where release would merge under the queue: the queue's label, once (adding it again
+/// would not move the pull request's place in line, and records nothing new).
+fn enqueue(
+    input: &ReleaseStage,
+    labels: &[String],
+    effects: &mut Vec<Effect>,
+    notes: &mut Vec<Message>,
+) {
+    let label = crate::policy::queue::QUEUED_LABEL;
+    if labels.iter().any(|l| l.eq_ignore_ascii_case(label)) {
+        notes.push(
+            Message::new()
+                .text(format!(
+                    "merge queue: #{} is in line already (label ",
+                    input.pr.number
+                ))
+                .value(label)
+                .text("); the queue lands it once a queue commit holding it is green"),
+        );
+        return;
+    }
+    effects.push(Effect::Enqueue {
+        number: input.pr.number,
+        label: label.to_string(),
+    });
+}
+
+/// Whether the effects of a release decision put the pull request in the merge queue
+/// (the `queue-status` output is then `QUEUED`).
+pub fn queued(result: &StageResult) -> bool {
+    result
+        .effects
+        .iter()
+        .any(|e| matches!(e, Effect::Enqueue { .. }))
 }
 
 /// Whether everything but the review gates lets the pull request merge: only then is its
@@ -292,6 +335,7 @@ mod tests {
         pipeline: Pipeline,
         open: Option<OpenFacts>,
         diff: Option<DiffFacts>,
+        queue: bool,
     }
 
     impl Case<'_> {
@@ -306,6 +350,7 @@ mod tests {
                     require_label: Some("bot-approved"),
                     pipeline: self.pipeline.clone(),
                     open: self.open.clone(),
+                    queue: self.queue,
                 },
                 review: self.diff.as_ref().map(|diff| ReviewReading {
                     diff,
@@ -326,6 +371,7 @@ mod tests {
             pipeline: pipeline(HEAD, CheckState::Success),
             open: Some(open()),
             diff,
+            queue: false,
         }
     }
 
@@ -469,6 +515,7 @@ mod tests {
                 pipeline: pipeline(MERGE, state),
                 open: None,
                 diff: None,
+                queue: false,
             }
             .stage()
             .0
@@ -510,5 +557,50 @@ mod tests {
             1,
             "after the merge only the pipeline counts"
         );
+    }
+
+    #[test]
+    fn under_the_queue_release_labels_instead_of_merging_and_does_not_wait_for_behind() {
+        let policy = Release::default();
+        let mut case = ready(&policy, "develop", "x");
+        case.queue = true;
+        case.open.as_mut().unwrap().mergeable = Mergeable::Behind;
+        let (result, _) = case.stage();
+        assert_eq!(
+            result.effects,
+            [Effect::Enqueue {
+                number: 2,
+                label: "council:queued".into(),
+            }]
+        );
+        assert!(queued(&result) && !result.failed());
+        assert_eq!(result.status, Status::Release(ReleaseStatus::Pending));
+        assert_eq!(verdicts(&result)[5], ("merge_ready", "PASS"));
+
+        // In line already: nothing to add, and it says so.
+        case.open
+            .as_mut()
+            .unwrap()
+            .labels
+            .push("Council:Queued".into());
+        let (again, _) = case.stage();
+        assert!(again.effects.is_empty() && !queued(&again));
+        insta::assert_snapshot!(again.notes[1].plain(), @r#"merge queue: #2 is in line already (label "council:queued"); the queue lands it once a queue commit holding it is green"#);
+
+        // Still waits for a conflict, a draft or an unknown state; never merges.
+        for waits in [Mergeable::Dirty, Mergeable::Draft, Mergeable::Unknown] {
+            let mut case = ready(&policy, "develop", "x");
+            case.queue = true;
+            case.open.as_mut().unwrap().mergeable = waits;
+            let (result, _) = case.stage();
+            assert!(result.effects.is_empty(), "{waits:?}");
+            assert_eq!(result.status, Status::Release(ReleaseStatus::Pending));
+        }
+        // A red check fails as without the queue.
+        let mut red = ready(&policy, "develop", "x");
+        red.queue = true;
+        red.pipeline = pipeline(HEAD, CheckState::Red("failure".into()));
+        let (red, _) = red.stage();
+        assert!(red.failed() && red.effects.is_empty());
     }
 }

@@ -46,6 +46,7 @@ fn decide(policy: &Release, pipeline: Pipeline, open: Option<OpenFacts>) -> Vec<
         require_label: Some("bot-approved"),
         pipeline,
         open,
+        queue: false,
     };
     evaluate(&facts)
         .into_iter()
@@ -326,6 +327,39 @@ fn mergeability_holds_a_merge_and_an_unstable_state_does_not() {
             labels: Vec::new(),
             ..open()
         }),
+        queue: false,
     };
     assert!(evaluate(&facts).iter().all(|g| g.verdict == Verdict::Pass));
+}
+
+#[test]
+fn under_the_merge_queue_behind_is_ready_and_the_rest_still_waits() {
+    let policy = Release::default();
+    let with = |mergeable: Mergeable, queue: bool| {
+        let facts = ReleaseFacts {
+            policy: &policy,
+            require_label: Some("bot-approved"),
+            pipeline: pipeline(vec![run("ci", CheckState::Success)]),
+            open: Some(OpenFacts {
+                mergeable,
+                ..open()
+            }),
+            queue,
+        };
+        let gates = evaluate(&facts);
+        (gates[1].verdict, gates[1].timeline_message())
+    };
+    let (verdict, said) = with(Mergeable::Behind, true);
+    assert_eq!(verdict, Verdict::Pass);
+    insta::assert_snapshot!(said, @r#"Ready to queue head "1111111": mergeable (behind), tested on the current base by the queue, label "bot-approved"."#);
+    assert_eq!(with(Mergeable::Behind, false).0, Verdict::Pending);
+    for waits in [
+        Mergeable::Dirty,
+        Mergeable::Draft,
+        Mergeable::Unknown,
+        Mergeable::Blocked,
+    ] {
+        assert_eq!(with(waits, true).0, Verdict::Pending, "{waits:?}");
+    }
+    insta::assert_snapshot!(with(Mergeable::Clean, true).1, @r#"Ready to queue head "1111111": mergeable (clean), label "bot-approved"."#);
 }
