@@ -45,7 +45,9 @@ enum Strength {
 }
 
 /// Trailing words that qualify the secret without changing it (`SECRET_KEY_BASE`).
-const QUALIFIERS: &[&str] = &["base", "value", "b64", "base64", "hex", "raw", "plain"];
+const QUALIFIERS: &[&str] = &[
+    "base", "value", "b64", "base64", "hex", "raw", "plain", "string", "str",
+];
 
 /// Words in a key that say its value is public or not a credential at all.
 const NOT_SECRET: &[&str] = &[
@@ -79,12 +81,28 @@ const NOT_SECRET: &[&str] = &[
     "csrf",
     "xsrf",
     "authenticity",
+    "bucket",
+    "schema",
+    "sequence",
+    "natural",
     "fake",
     "dummy",
     "example",
     "sample",
     "mock",
     "placeholder",
+    // A test's values that must not work (`nonMatchingToken`, `invalid_password`).
+    "non",
+    "not",
+    "invalid",
+    "wrong",
+    "bad",
+    "bogus",
+    "incorrect",
+    "malformed",
+    "mismatched",
+    "expired",
+    "revoked",
 ];
 
 /// Glued spellings of `… key` and `… auth` that are credentials (`apikey`).

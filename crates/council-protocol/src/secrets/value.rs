@@ -4,6 +4,9 @@
 
 use std::collections::HashMap;
 
+use super::decoded::is_encoded_text;
+use super::typed::is_typed_stand_in;
+
 /// Words that mark a value as written for documentation or tests.
 const STAND_IN_WORDS: &[&str] = &[
     "example",
@@ -38,6 +41,11 @@ const MIN_DISTINCT: usize = 4;
 /// `abcdefgh`, `12345678`: typed in order, as samples are; a generated value has a
 /// run like that about once in 10^13 characters.
 const SEQUENCE_RUN: usize = 8;
+
+/// `xoxp-1234-1234-1234-…`, `abcd…1234`: two runs of `SHORT_RUN` characters in order.
+/// In a generated value of 64 hex digits that happens about once in 10,000 values.
+const SHORT_RUN: usize = 4;
+const SHORT_SEQUENCES: usize = 2;
 
 /// Values that name a type, a state or a stand-in rather than hold a secret.
 const NOT_VALUES: &[&str] = &[
@@ -116,11 +124,17 @@ pub(super) fn is_stand_in_token(token: &str, prefix_len: usize) -> bool {
 
 /// Stand-in words, template marks or a masking run anywhere in the value.
 pub(super) fn is_stand_in(value: &str) -> bool {
-    let lower = value.to_ascii_lowercase();
-    STAND_IN_WORDS.iter().any(|w| lower.contains(w))
+    holds_stand_in_word(value)
         || TEMPLATE_MARKS.iter().any(|m| value.contains(m))
         || (value.len() > 2 && value.starts_with('%') && value.ends_with('%'))
+}
+
+/// A stand-in word, or characters typed in order (`12345678`, `1234-1234-1234`).
+pub(super) fn holds_stand_in_word(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    STAND_IN_WORDS.iter().any(|w| lower.contains(w))
         || longest_sequence(value) >= SEQUENCE_RUN
+        || short_sequences(value) >= SHORT_SEQUENCES
 }
 
 /// How an assignment's value was written.
@@ -145,6 +159,7 @@ pub(super) fn is_literal(value: &str, quoting: Quoting) -> bool {
         && !REFERENCE_PREFIXES.iter().any(|p| lower.starts_with(p))
         && !NOT_VALUES.contains(&lower.as_str())
         && !is_stand_in(value)
+        && !is_typed_stand_in(value)
         && longest_run(value) < MASK_RUN
         && !is_number(value)
         && !is_dotted_path(value)
@@ -200,12 +215,10 @@ fn is_dotted_path(value: &str) -> bool {
         })
 }
 
-/// Long, with digits, upper and lower case: generated, not a name.
+/// Long, letters and digits mixed, spread over many characters: generated, not a name
+/// (`pat.q5yinlfhle2pqr49543ycg.…`).
 fn is_generated(part: &str) -> bool {
-    part.len() >= 16
-        && part.chars().any(|c| c.is_ascii_digit())
-        && part.chars().any(|c| c.is_ascii_uppercase())
-        && part.chars().any(|c| c.is_ascii_lowercase())
+    looks_random(part)
 }
 
 /// Good enough for a password: a letter and a digit or symbol, or random on its own.
@@ -224,12 +237,42 @@ pub(super) fn looks_random(value: &str) -> bool {
     const MIN_CHARS: usize = 16;
     const MIN_BITS_PER_CHAR: f64 = 3.0;
     let n = value.chars().count();
-    let path = value.contains('/') && !value.chars().any(|c| c.is_ascii_uppercase());
+    // Base64 of lower-case bytes holds `/` too, with `+` or `=`; a path does not.
+    let path = value.contains('/')
+        && !value
+            .chars()
+            .any(|c| c.is_ascii_uppercase() || matches!(c, '+' | '='));
     n >= MIN_CHARS
         && value.chars().any(|c| c.is_ascii_alphabetic())
         && value.chars().any(|c| c.is_ascii_digit())
         && !path
         && entropy(value) >= MIN_BITS_PER_CHAR
+        && !is_made_of_words(value)
+        && !is_encoded_text(value)
+}
+
+/// `AgencyIdentificationCodeContentType`, `SalesResults-1.2`: most letters belong to
+/// capitalised words, as in names. In generated text an upper-case letter followed by
+/// three lower-case ones is rare (about 3 % of positions in base62), so a real token
+/// never comes near.
+fn is_made_of_words(value: &str) -> bool {
+    const MIN_WORD: usize = 4;
+    let chars: Vec<char> = value.chars().collect();
+    let alphanumeric = chars.iter().filter(|c| c.is_ascii_alphanumeric()).count();
+    let mut in_words = 0;
+    let mut i = 0;
+    while i < chars.len() {
+        let tail = chars.get(i + 1..).map_or(0, |t| {
+            t.iter().take_while(|c| c.is_ascii_lowercase()).count()
+        });
+        if chars.get(i).is_some_and(char::is_ascii_uppercase) && tail + 1 >= MIN_WORD {
+            in_words += tail + 1;
+            i += tail + 1;
+        } else {
+            i += 1;
+        }
+    }
+    alphanumeric > 0 && in_words * 10 >= alphanumeric * 7
 }
 
 fn entropy(value: &str) -> f64 {
@@ -271,6 +314,24 @@ fn longest_sequence(value: &str) -> usize {
         longest = longest.max(run);
     }
     longest
+}
+
+/// How many runs of `SHORT_RUN` or more characters in order (`1234`, `abcd`) `value`
+/// holds.
+fn short_sequences(value: &str) -> usize {
+    let mut count = 0;
+    let mut run = 0;
+    let mut previous: Option<char> = None;
+    for c in value.chars() {
+        let follows =
+            previous.is_some_and(|p| c.is_ascii_alphanumeric() && p as u32 + 1 == c as u32);
+        run = if follows { run + 1 } else { 1 };
+        if run == SHORT_RUN {
+            count += 1;
+        }
+        previous = Some(c);
+    }
+    count
 }
 
 fn distinct(value: &str) -> usize {
@@ -321,7 +382,8 @@ mod tests {
         }
         assert!(!is_literal("get_password", Quoting::Bare(Some('('))));
         assert!(is_literal("hunter2", bare));
-        assert!(is_literal("s3cr3t!", Quoting::Quoted));
+        assert!(is_literal("k7#vQ2!", Quoting::Quoted));
+        assert!(!is_literal("s3cr3t!", Quoting::Quoted));
     }
 
     #[test]
@@ -332,5 +394,12 @@ mod tests {
         assert!(!looks_random("user-profile-settings"));
         assert!(!looks_random("uploads/2024/avatar.png"));
         assert!(!looks_random("aaaaaaaaaaaaaaaaaaaaaaaa1"));
+        assert!(!looks_random(
+            "clm10866:AgencyIdentificationCodeContentType"
+        ));
+        assert!(!looks_random("SalesResults-1.2"));
+        assert!(looks_random(
+            "3ebrlcodugb+_g_f9mbg-ed+rc5=i4zig4r8mb2wnqeiss/glybu8pq"
+        ));
     }
 }
