@@ -11,7 +11,7 @@ use regex::Regex;
 
 use super::form::{self, After, Form};
 use super::value::{
-    Quoting, is_identifier, is_literal, is_password_like, is_stand_in_token, looks_random,
+    Quoting, is_identifier, is_literal, is_password_like, is_stand_in_token, is_uuid, looks_random,
 };
 use super::{SecretKind, floor_char_boundary};
 
@@ -85,6 +85,9 @@ const NOT_SECRET: &[&str] = &[
     "schema",
     "sequence",
     "natural",
+    // Keys meant for browsers: a reCAPTCHA site key, a search-only key.
+    "site",
+    "search",
     "fake",
     "dummy",
     "example",
@@ -342,6 +345,11 @@ fn classify(key: &str, strength: Strength, value: &str, quoting: Quoting) -> Opt
         return (!is_stand_in_token(value, 0)).then_some(rule.kind);
     }
     if !is_literal(value, quoting) {
+        return None;
+    }
+    // `key: <uuid>` alone is a list item's or a record's key (React's `key`, a
+    // dictionary entry); an API key that is a UUID has a name that says so.
+    if key == "key" && is_uuid(value) {
         return None;
     }
     let real = match strength {

@@ -6,6 +6,7 @@
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
 
+use super::typed::is_typed_stand_in;
 use super::value::holds_stand_in_word;
 
 /// Shorter base64 says too little to judge.
@@ -24,15 +25,30 @@ fn decode(value: &str) -> Option<Vec<u8>> {
         .find_map(|engine| engine.decode(value).ok())
 }
 
-/// Base64 of ordinary text: printable, with spaces between words, and no `user:pass`
-/// pair (`Basic` credentials are base64 of text too).
-pub(super) fn is_encoded_text(value: &str) -> bool {
+/// Base64 of ordinary text or of a stand-in (`cGFzc3dvcmQxMjM=` is `password123`, as a
+/// Kubernetes Secret's `data` holds it).
+pub(super) fn is_encoded_stand_in(value: &str) -> bool {
     let Some(bytes) = decode(value) else {
         return false;
     };
     let Ok(text) = String::from_utf8(bytes) else {
         return false;
     };
+    let text = text.trim_end_matches(['\n', '\r']);
+    let printable = !text.is_empty() && !text.chars().any(char::is_control);
+    is_text(text)
+        || (printable
+            && (is_typed_stand_in(text)
+                || holds_stand_in_word(text)
+                || TEMPLATE_PREFIXES.iter().any(|p| text.starts_with(p))))
+}
+
+/// What a decoded value starts with when it is a reference, not a secret.
+const TEMPLATE_PREFIXES: &[&str] = &["${", "{{", "<", "$"];
+
+/// Ordinary text: printable, with spaces between words, and no `user:pass` pair
+/// (`Basic` credentials are base64 of text too).
+fn is_text(text: &str) -> bool {
     let words = text.split_whitespace().count();
     let letters = text
         .chars()
@@ -66,23 +82,26 @@ mod tests {
     }
 
     #[test]
-    fn base64_of_a_sentence_is_text() {
-        assert!(is_encoded_text(&b64("Hello, world! This is a test.")));
-        assert!(is_encoded_text(&b64("the quick brown fox")));
-        assert!(is_encoded_text(
+    fn base64_of_a_sentence_or_a_stand_in_is_no_secret() {
+        assert!(is_encoded_stand_in(&b64("Hello, world! This is a test.")));
+        assert!(is_encoded_stand_in(&b64("the quick brown fox")));
+        assert!(is_encoded_stand_in(
             &URL_SAFE_NO_PAD.encode("some ordinary words here")
         ));
+        assert!(is_encoded_stand_in(&b64("password123")));
+        assert!(is_encoded_stand_in(&b64("${DB_PASSWORD}\n")));
     }
 
     #[test]
-    fn base64_of_bytes_or_credentials_is_not_text() {
-        assert!(!is_encoded_text(&b64("admin:hunter2 and more")));
-        assert!(!is_encoded_text(
+    fn base64_of_bytes_or_credentials_is_not_a_stand_in() {
+        assert!(!is_encoded_stand_in(&b64("admin:hunter2 and more")));
+        assert!(!is_encoded_stand_in(
             &STANDARD.encode([0u8, 159, 146, 150, 7, 8, 9, 200, 1, 2, 3, 4])
         ));
-        assert!(!is_encoded_text("q8ZrT2mVx9LpK4sWb7NcY1dF"));
-        assert!(!is_encoded_text(&b64("{\"alg\":\"HS256\"}")));
-        assert!(!is_encoded_text("short"));
+        assert!(!is_encoded_stand_in("q8ZrT2mVx9LpK4sWb7NcY1dF"));
+        assert!(!is_encoded_stand_in(&b64("{\"alg\":\"HS256\"}")));
+        assert!(!is_encoded_stand_in(&b64("x7K!qZ2vN9pR")));
+        assert!(!is_encoded_stand_in("short"));
     }
 
     #[test]

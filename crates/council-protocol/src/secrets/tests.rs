@@ -171,19 +171,19 @@ const SAMPLE_JWT: &str = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0N
 #[test]
 fn realistic_placeholders_are_not_secrets() {
     for text in [
-        "nonMatchingToken := \"koj0naxuohippu9l\"",
+        "nonMatchingToken := \"w3kd9fh2nq0zlx7p\"",
         "invalid_api_key = \"q8ZrT2mVx9LpK4sWb7NcY1dF\"",
-        "<add key=\"Password\" value=\"CleartextPassword1\" />",
-        "<add key=\"ClearTextPassword\" value=\"TestSource%Password\" />",
+        "<add key=\"Password\" value=\"FeedPassword1\" />",
+        "<add key=\"ClearTextPassword\" value=\"TestSource!Password\" />",
         "password = \"Password1\"",
         "DB_PASSWORD=P@ssw0rd!",
-        "password       = \"rootpasswd\"",
+        "password = \"adminpasswd\"",
         "secret = 's3cr3t'",
         "MYSQL_ROOT_PASSWORD: changeme123",
-        "\"token3\": \"xoxp-1234-1234-1234-4ddbc191d40ee098cbaae6f3523ada2d\"",
-        "\"bucket_key\": \"SalesResults-1.2\"",
+        "\"token2\": \"xoxb-1234-5678-1234-9f3c2a1b7e6d5c4b3a29180716f5e4d3\"",
+        "\"bucket_key\": \"InvoiceArchive-2.4\"",
         "api_token = \"SGVsbG8sIHRoaXMgaXMgYSB0ZXN0Lg==\"",
-        "token: \"clm10866:AgencyIdentificationCodeContentType\"",
+        "token: \"ord20417:OrderReferenceCodeValueType\"",
         SAMPLE_JWT,
         &format!("Authorization: Bearer {SAMPLE_JWT}"),
     ] {
@@ -198,9 +198,9 @@ fn real_values_next_to_the_stand_in_rules_are_found() {
     for text in [
         "password = \"hunter2\"",
         "DB_PASSWORD=Summer2024!",
-        "kraken_token = \"3ebrlcodugb+_g_f9mbg-ed+rc5=i4zig4r8mb2wnqeiss/glybu8pq\"",
-        "harness_token: pat.q5yinlfhle2pqr49543ycg.owvgc6vsi4u894ur81b247kf.ehmanqhassb085yrf9g7",
-        "mySecretString=C4HNSUFxLZ34WEUlDadtzxsO73yRX3",
+        "exchange_token = \"k2v+_p8rz1ql-dw7+xn4=b9tm3yf0/hc6s5ga_je2uo8wq\"",
+        "pipeline_token: pat.w2x8d4n1k9q3zr7t5v0m.j6c2p8b4l1f9s3h7y5g0",
+        "clientSecretString=Rb7Kq2Wz9Xn4Tc1Vm8Lp3Hd6Sg0Fy5",
         "test_api_key = \"q8ZrT2mVx9LpK4sWb7NcY1dF\"",
     ] {
         assert_eq!(kinds(text), [SecretKind::PasswordAssignment], "{text}");

@@ -1,6 +1,6 @@
 //! Passwords made of the words people type when a real one does not matter:
-//! `Password1`, `P@ssw0rd!`, `changeme123`, `rootpasswd`, `CleartextPassword1`,
-//! `TestSourcePassword`. Documentation, test fixtures and config templates are full of
+//! `Password1`, `P@ssw0rd!`, `changeme123`, `adminpasswd`, `ClearTextPassword2`,
+//! `MySourcePassword`. Documentation, test fixtures and config templates are full of
 //! them; a leaked credential is generated, or at least holds a word outside this list
 //! (`hunter2` stays a password).
 //!
@@ -33,6 +33,11 @@ const WORDS: &[&str] = &[
     "access",
     "private",
     "value",
+    "jwt",
+    "session",
+    "signing",
+    "encryption",
+    "cookie",
     // Whose it is
     "admin",
     "administrator",
@@ -180,11 +185,11 @@ mod tests {
             "P@ssw0rd!",
             "p4ssw0rd",
             "changeme123",
-            "rootpasswd",
-            "CleartextPassword1",
-            "TestSourcePassword",
-            "TestSource-Password",
-            "TestSource%Password%",
+            "adminpasswd",
+            "ClearTextPassword2",
+            "MySourcePassword",
+            "Test-Source-Password",
+            "TestSource%Password1",
             "s3cr3t",
             "Secret123!",
             "admin_123",

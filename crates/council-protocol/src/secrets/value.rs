@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use super::decoded::is_encoded_text;
+use super::decoded::{is_encoded_stand_in, is_sample_jwt};
 use super::typed::is_typed_stand_in;
 
 /// Words that mark a value as written for documentation or tests.
@@ -25,6 +25,28 @@ const STAND_IN_WORDS: &[&str] = &[
     "...",
     "…",
     "•",
+    // The name of the thing where the thing would be (`MyFeedPassword1`).
+    "password",
+    "passwd",
+];
+
+/// Credentials their vendors publish in documentation and for tests: anyone may use
+/// them, and they grant nothing.
+const PUBLISHED: &[&str] = &[
+    // Stripe's API reference, test mode.
+    "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+    "sk_test_BQokikJOvBiI2HlWgH4olfQ2",
+    // Slack's API documentation.
+    "xoxb-17653672481-19874698323-pdFZKVeTuE8sk7oOcBrzbqgy",
+    // Mailgun's documentation.
+    "key-3ax6xnjp29jd6fds4gc373sgvjxteol0",
+    // The Azure storage emulator's account key (Azurite, `devstoreaccount1`).
+    "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
+    // Google's reCAPTCHA test keys, which always pass.
+    "6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI",
+    "6LeIxAcTAAAAAGG-vFI1TnRWxMZNFuojJ4WifJWe",
+    // The AES-128 key of FIPS-197 and NIST SP 800-38A's test vectors.
+    "2b7e151628aed2a6abf7158809cf4f3c",
 ];
 
 /// Template and interpolation syntaxes: the value is filled in elsewhere.
@@ -122,19 +144,26 @@ pub(super) fn is_stand_in_token(token: &str, prefix_len: usize) -> bool {
     is_stand_in(token) || longest_run(token) >= MASK_RUN || distinct(body) < MIN_DISTINCT
 }
 
-/// Stand-in words, template marks or a masking run anywhere in the value.
+/// Stand-in words, template marks, a masking run or a published sample anywhere in the
+/// value, or a value that is base64 of one.
 pub(super) fn is_stand_in(value: &str) -> bool {
     holds_stand_in_word(value)
         || TEMPLATE_MARKS.iter().any(|m| value.contains(m))
         || (value.len() > 2 && value.starts_with('%') && value.ends_with('%'))
+        || PUBLISHED.iter().any(|p| value.contains(p))
+        || is_encoded_stand_in(value)
+        || is_sample_jwt(value)
 }
 
-/// A stand-in word, or characters typed in order (`12345678`, `1234-1234-1234`).
+/// A stand-in word, or characters typed in order (`12345678`, `1234-1234-1234`,
+/// `000102030405060708090a0b`).
 pub(super) fn holds_stand_in_word(value: &str) -> bool {
     let lower = value.to_ascii_lowercase();
     STAND_IN_WORDS.iter().any(|w| lower.contains(w))
         || longest_sequence(value) >= SEQUENCE_RUN
         || short_sequences(value) >= SHORT_SEQUENCES
+        || counting_bytes(value) >= SEQUENCE_RUN
+        || is_blocky(value)
 }
 
 /// How an assignment's value was written.
@@ -153,16 +182,19 @@ pub(super) fn is_literal(value: &str, quoting: Quoting) -> bool {
     };
     let lower = value.to_ascii_lowercase();
     let bare = matches!(quoting, Quoting::Bare(_));
+    // GraphQL's `String!`, TypeScript's `string?`.
+    let unmarked = lower.trim_end_matches(['!', '?']);
     !REFERENCE_STARTS.contains(&first)
         && !value.chars().any(char::is_whitespace)
         && !value.contains("://")
         && !REFERENCE_PREFIXES.iter().any(|p| lower.starts_with(p))
-        && !NOT_VALUES.contains(&lower.as_str())
+        && !NOT_VALUES.contains(&unmarked)
         && !is_stand_in(value)
         && !is_typed_stand_in(value)
         && longest_run(value) < MASK_RUN
         && !is_number(value)
         && !is_dotted_path(value)
+        && !is_password_hash(value)
         && !(bare && (is_code_after(quoting) || is_type_name(value)))
 }
 
@@ -193,6 +225,27 @@ pub(super) fn is_identifier(value: &str) -> bool {
         && value.len() < 16
 }
 
+/// Hash formats that name their algorithm (`pbkdf2_sha256$600000$salt$hash` in Django,
+/// `bcrypt$…`): the stored hash of a password, not the password.
+fn is_password_hash(value: &str) -> bool {
+    const ALGORITHMS: &[&str] = &[
+        "pbkdf2", "bcrypt", "argon2", "scrypt", "sha1", "sha256", "sha512", "md5", "crypt",
+        "unsalted",
+    ];
+    let mut parts = value.split('$');
+    let algorithm = parts.next().unwrap_or("").to_ascii_lowercase();
+    parts.count() >= 2 && ALGORITHMS.iter().any(|a| algorithm.starts_with(a))
+}
+
+/// `3fa85f64-5717-4562-b3fc-2c963f66afa6`.
+pub(super) fn is_uuid(value: &str) -> bool {
+    value.len() == 36
+        && value.char_indices().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
 fn is_number(value: &str) -> bool {
     value.chars().any(|c| c.is_ascii_digit())
         && value
@@ -216,7 +269,7 @@ fn is_dotted_path(value: &str) -> bool {
 }
 
 /// Long, letters and digits mixed, spread over many characters: generated, not a name
-/// (`pat.q5yinlfhle2pqr49543ycg.…`).
+/// (`pat.w2x8d4n1k9q3zr7t5v0m.…`).
 fn is_generated(part: &str) -> bool {
     looks_random(part)
 }
@@ -248,10 +301,10 @@ pub(super) fn looks_random(value: &str) -> bool {
         && !path
         && entropy(value) >= MIN_BITS_PER_CHAR
         && !is_made_of_words(value)
-        && !is_encoded_text(value)
+        && !is_encoded_stand_in(value)
 }
 
-/// `AgencyIdentificationCodeContentType`, `SalesResults-1.2`: most letters belong to
+/// `OrderReferenceCodeValueType`, `InvoiceArchive-2.4`: most letters belong to
 /// capitalised words, as in names. In generated text an upper-case letter followed by
 /// three lower-case ones is rare (about 3 % of positions in base62), so a real token
 /// never comes near.
@@ -302,16 +355,62 @@ fn longest_run(value: &str) -> usize {
     longest
 }
 
+/// The longest run of characters in order, next to each other (`abcdefgh`) or every
+/// other one (`a1b2c3d4e5f6g7h8`).
 fn longest_sequence(value: &str) -> usize {
+    let chars: Vec<char> = value.chars().collect();
     let mut longest = 0;
-    let mut run = 0;
-    let mut previous: Option<char> = None;
-    for c in value.chars() {
-        let follows =
-            previous.is_some_and(|p| c.is_ascii_alphanumeric() && p as u32 + 1 == c as u32);
-        run = if follows { run + 1 } else { 1 };
-        previous = Some(c);
-        longest = longest.max(run);
+    for stride in 1..=2 {
+        for phase in 0..stride {
+            let mut run = 0;
+            let mut previous: Option<char> = None;
+            for &c in chars.iter().skip(phase).step_by(stride) {
+                let follows =
+                    previous.is_some_and(|p| c.is_ascii_alphanumeric() && p as u32 + 1 == c as u32);
+                run = if follows { run + 1 } else { 1 };
+                previous = Some(c);
+                longest = longest.max(run);
+            }
+        }
+    }
+    longest
+}
+
+/// `aaaabbbbcccc0000`: runs of one character three long on average; a generated value
+/// repeats a character next to itself about once in 16 (hex) to 62 (base62) places.
+fn is_blocky(value: &str) -> bool {
+    const MIN_LEN: usize = 12;
+    const MEAN_RUN: usize = 3;
+    let chars: Vec<char> = value.chars().collect();
+    let runs = 1 + chars.windows(2).filter(|w| w[0] != w[1]).count();
+    chars.len() >= MIN_LEN && chars.len() >= MEAN_RUN * runs
+}
+
+/// The longest run of hex byte pairs that count up (`08090a0b…`), as test vectors and
+/// made-up keys are written.
+fn counting_bytes(value: &str) -> usize {
+    let b = value.as_bytes();
+    let byte_at = |i: usize| -> Option<u8> {
+        let pair = b.get(i..i + 2)?;
+        let hex = std::str::from_utf8(pair).ok()?;
+        u8::from_str_radix(hex, 16).ok()
+    };
+    let mut longest = 0;
+    for phase in 0..2 {
+        let mut run = 0;
+        let mut previous: Option<u8> = None;
+        let mut i = phase;
+        while i + 2 <= b.len() {
+            let current = byte_at(i);
+            run = match (previous, current) {
+                (Some(p), Some(c)) if p.checked_add(1) == Some(c) => run + 1,
+                (_, Some(_)) => 1,
+                _ => 0,
+            };
+            longest = longest.max(run);
+            previous = current;
+            i += 2;
+        }
     }
     longest
 }
@@ -394,12 +493,10 @@ mod tests {
         assert!(!looks_random("user-profile-settings"));
         assert!(!looks_random("uploads/2024/avatar.png"));
         assert!(!looks_random("aaaaaaaaaaaaaaaaaaaaaaaa1"));
-        assert!(!looks_random(
-            "clm10866:AgencyIdentificationCodeContentType"
-        ));
-        assert!(!looks_random("SalesResults-1.2"));
+        assert!(!looks_random("ord20417:OrderReferenceCodeValueType"));
+        assert!(!looks_random("InvoiceArchive-2.4"));
         assert!(looks_random(
-            "3ebrlcodugb+_g_f9mbg-ed+rc5=i4zig4r8mb2wnqeiss/glybu8pq"
+            "k2v+_p8rz1ql-dw7+xn4=b9tm3yf0/hc6s5ga_je2uo8wq"
         ));
     }
 }
