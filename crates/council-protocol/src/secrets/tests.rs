@@ -184,6 +184,7 @@ fn realistic_placeholders_are_not_secrets() {
         "\"bucket_key\": \"InvoiceArchive-2.4\"",
         "api_token = \"SGVsbG8sIHRoaXMgaXMgYSB0ZXN0Lg==\"",
         "token: \"ord20417:OrderReferenceCodeValueType\"",
+        "telegram_bot_token = \"4711:Ab3k9x2m7q1z8w4v6n0p5r2t9y7u3i1o8e\"",
         SAMPLE_JWT,
         &format!("Authorization: Bearer {SAMPLE_JWT}"),
     ] {
