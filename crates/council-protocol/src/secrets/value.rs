@@ -314,16 +314,19 @@ fn is_made_of_words(value: &str) -> bool {
     let alphanumeric = chars.iter().filter(|c| c.is_ascii_alphanumeric()).count();
     let mut in_words = 0;
     let mut i = 0;
+    // Each character is looked at once: a word's tail is skipped once counted.
     while i < chars.len() {
+        if !chars.get(i).is_some_and(char::is_ascii_uppercase) {
+            i += 1;
+            continue;
+        }
         let tail = chars.get(i + 1..).map_or(0, |t| {
             t.iter().take_while(|c| c.is_ascii_lowercase()).count()
         });
-        if chars.get(i).is_some_and(char::is_ascii_uppercase) && tail + 1 >= MIN_WORD {
+        if tail + 1 >= MIN_WORD {
             in_words += tail + 1;
-            i += tail + 1;
-        } else {
-            i += 1;
         }
+        i += tail + 1;
     }
     alphanumeric > 0 && in_words * 10 >= alphanumeric * 7
 }
