@@ -280,7 +280,9 @@ fn percent(part: usize, whole: usize) -> f64 {
 }
 
 /// The product owner's bar: every family found, at least 80 % of the samples found
-/// as their family, at most 5 % of the look-alikes flagged.
+/// as their family, at most 5 % of the look-alikes flagged. Above the bar, the corpus
+/// only grows with what the scanner finds: a stand-in rule that loses a positive fails
+/// here.
 #[test]
 fn the_corpus_is_found_by_family_and_its_look_alikes_are_not() {
     let positives = corpus(include_str!("../../../../tests/data/secrets/positives.txt"));
@@ -333,7 +335,15 @@ fn the_corpus_is_found_by_family_and_its_look_alikes_are_not() {
         "missed:\n{}",
         missed.join("\n")
     );
-    assert!(negatives.len() >= 100);
+    assert!(
+        missed.is_empty(),
+        "no positive may be lost:\n{}",
+        missed.join("\n")
+    );
+    assert!(
+        negatives.len() >= 500,
+        "the look-alikes cover every category"
+    );
     assert!(
         percent(flagged.len(), negatives.len()) <= 5.0,
         "flagged:\n{}",
