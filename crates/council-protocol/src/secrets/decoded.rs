@@ -112,6 +112,10 @@ mod tests {
         let issued = URL_SAFE_NO_PAD.encode("{\"sub\":\"82917460\",\"iat\":1716239022}");
         assert!(is_sample_jwt(&format!("{header}.{sample}.c2lnbmF0dXJl")));
         assert!(!is_sample_jwt(&format!("{header}.{issued}.c2lnbmF0dXJl")));
+        let signed_in = URL_SAFE_NO_PAD.encode("{\"sub\":\"82917460\",\"amr\":[\"password\"]}");
+        assert!(!is_sample_jwt(&format!(
+            "{header}.{signed_in}.c2lnbmF0dXJl"
+        )));
         assert!(!is_sample_jwt("no-dots-here"));
     }
 }

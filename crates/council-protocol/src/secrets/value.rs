@@ -25,10 +25,12 @@ const STAND_IN_WORDS: &[&str] = &[
     "...",
     "…",
     "•",
-    // The name of the thing where the thing would be (`MyFeedPassword1`).
-    "password",
-    "passwd",
 ];
+
+/// The name of the thing where the thing would be (`MyFeedPassword1`). Not a stand-in
+/// inside a JWT's claims: `"amr": ["password"]` is how a real token says how its user
+/// signed in.
+const NAMING_WORDS: &[&str] = &["password", "passwd"];
 
 /// Credentials their vendors publish in documentation and for tests: anyone may use
 /// them, and they grant nothing.
@@ -147,7 +149,9 @@ pub(super) fn is_stand_in_token(token: &str, prefix_len: usize) -> bool {
 /// Stand-in words, template marks, a masking run or a published sample anywhere in the
 /// value, or a value that is base64 of one.
 pub(super) fn is_stand_in(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
     holds_stand_in_word(value)
+        || NAMING_WORDS.iter().any(|w| lower.contains(w))
         || TEMPLATE_MARKS.iter().any(|m| value.contains(m))
         || (value.len() > 2 && value.starts_with('%') && value.ends_with('%'))
         || PUBLISHED.iter().any(|p| value.contains(p))
