@@ -466,6 +466,22 @@ mod tests {
             "ghp_R8wq2ZkLm4Vt9XsB3nYc7HdJ1pFg6TaQe0Uo",
             4
         ));
+        for typed in [
+            "aaaabbbbccccdddd0000",
+            "a1b2c3d4e5f6g7h8i9j0",
+            "000102030405060708090a0b",
+            "xoxb-1234-5678-1234-9f3c2a1b7e6d5c4b3a29180716f5e4d3",
+            "MyFeedPassword1",
+            "6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI",
+        ] {
+            assert!(is_stand_in(typed), "{typed}");
+        }
+        for generated in [
+            "9f3c2a1b7e6d5c4b3a29180716f5e4d3c8b7a6f5e4d3c2b1a09f8e7d6c5b4a39",
+            "R8wq2ZkLm4Vt9XsB3nYc7HdJ1pFg6TaQe0Uo",
+        ] {
+            assert!(!is_stand_in(generated), "{generated}");
+        }
     }
 
     #[test]
