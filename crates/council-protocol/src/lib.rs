@@ -11,7 +11,8 @@
 //!   seal, verify, and derive `state` and `gates`.
 //! - [`context_report`]: `<context-report>` blocks and the assignment ranking.
 //! - [`policy`]: `.github/council.yml`, strict, with limits; [`gates`] and [`stage`]: the
-//!   guard, review and release decisions; [`plan`] and [`command`]: which command an event
+//!   guard, review and release decisions; [`actors`]: whether a pull request is an
+//!   agent's or a human's, commit trailers, and `policy simulate`'s replay; [`plan`] and [`command`]: which command an event
 //!   runs; [`event`]: webhook payloads; [`render`] and [`markdown`]: what comments and
 //!   summaries show; [`secrets`] and [`redact`]: token patterns, never echoed.
 //!
@@ -39,6 +40,7 @@
 //! assert_eq!(latest.state.progress.map(|p| p.value()), Some(60));
 //! ```
 
+pub mod actors;
 pub mod agent_state;
 pub mod assistant_context;
 pub mod audit;

@@ -156,6 +156,7 @@ async fn open(
                     .unwrap_or_default(),
                 state: r.state.to_ascii_uppercase(),
                 bot: r.author.as_ref().is_some_and(|a| a.typename == "Bot"),
+                commit: None,
             })
             .collect(),
         auto_merge: rollup.auto_merge_request.as_ref().map(|a| AutoMerge {
@@ -168,6 +169,7 @@ async fn open(
         }),
         in_merge_queue: rollup.is_in_merge_queue,
         author: live.author.clone(),
+        commit_authors: Vec::new(),
     };
     let mut stage = ReleaseStage {
         pr: &live,
@@ -177,6 +179,7 @@ async fn open(
             require_label,
             pipeline,
             open: Some(open),
+            actor: None,
         },
         review: None,
         pull_id: &rollup.id,
@@ -282,6 +285,7 @@ async fn post_merge(
             require_label: require_label(input.policy),
             pipeline,
             open: None,
+            actor: None,
         },
         review: None,
         pull_id: &rollup.id,

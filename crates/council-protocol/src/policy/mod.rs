@@ -2,6 +2,7 @@
 //! and field), limits for untrusted input, compiled branch rules, and the default policy of
 //! seed 001 (pure).
 
+pub mod actors;
 pub mod glob;
 pub mod limits;
 pub mod propose;
@@ -13,6 +14,7 @@ use regex::{RegexSet, SetMatches};
 use serde::Deserialize;
 use serde_saphyr::{Location, Spanned};
 
+pub use actors::{ActorGlob, Actors, AgentRules, Detection, TrailerGlob};
 pub use sections::{AgentStateSection, DiffSize, DocsGate, DocsPair, MergeMethod, Release, Review};
 
 use crate::error::Error;
@@ -30,6 +32,8 @@ pub struct Policy {
     pub review: Review,
     pub release: Release,
     pub agent_state: AgentStateSection,
+    /// Which pull requests are agents', and the rules for them.
+    pub actors: Actors,
 }
 
 #[derive(Debug, Clone)]
@@ -169,6 +173,7 @@ impl Policy {
             review: Review::default(),
             release: Release::default(),
             agent_state: AgentStateSection::default(),
+            actors: Actors::default(),
         }
     }
 
@@ -219,12 +224,17 @@ impl Policy {
             Some(b) => b.compile().map_err(fail)?,
             None => default_branches(),
         };
+        let actors = raw
+            .actors
+            .unwrap_or_default()
+            .compile(branches.case_sensitive);
         Ok(Policy {
             source: file.to_string(),
             branches,
             review: raw.review.unwrap_or_default(),
             release: raw.release.unwrap_or_default(),
             agent_state: raw.agent_state.unwrap_or_default(),
+            actors,
         })
     }
 }
@@ -324,6 +334,8 @@ struct RawPolicy {
     release: Option<Release>,
     #[serde(default)]
     agent_state: Option<AgentStateSection>,
+    #[serde(default)]
+    actors: Option<actors::RawActors>,
 }
 
 #[derive(Debug, Deserialize)]

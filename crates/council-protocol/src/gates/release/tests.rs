@@ -36,6 +36,7 @@ fn open() -> OpenFacts {
         auto_merge: None,
         in_merge_queue: false,
         author: "agent".to_string(),
+        commit_authors: Vec::new(),
     }
 }
 
@@ -46,6 +47,7 @@ fn decide(policy: &Release, pipeline: Pipeline, open: Option<OpenFacts>) -> Vec<
         require_label: Some("bot-approved"),
         pipeline,
         open,
+        actor: None,
     };
     evaluate(&facts)
         .into_iter()
@@ -256,21 +258,25 @@ fn every_reason_to_wait_is_listed() {
             login: "alice".into(),
             state: "APPROVED".into(),
             bot: false,
+            commit: None,
         },
         ReviewFact {
             login: "bob".into(),
             state: "CHANGES_REQUESTED".into(),
             bot: false,
+            commit: None,
         },
         ReviewFact {
             login: "agent".into(),
             state: "APPROVED".into(),
             bot: false,
+            commit: None,
         },
         ReviewFact {
             login: "github-actions[bot]".into(),
             state: "APPROVED".into(),
             bot: true,
+            commit: None,
         },
     ];
     facts.auto_merge = Some(AutoMerge {
@@ -326,6 +332,7 @@ fn mergeability_holds_a_merge_and_an_unstable_state_does_not() {
             labels: Vec::new(),
             ..open()
         }),
+        actor: None,
     };
     assert!(evaluate(&facts).iter().all(|g| g.verdict == Verdict::Pass));
 }
