@@ -15,6 +15,8 @@ use crate::policy::Policy;
 /// A pull request as the audit store recorded it.
 #[derive(Debug, Clone, Copy)]
 pub struct RecordedPull<'a> {
+    /// The pull request's number (its fix commands name it).
+    pub number: u64,
     pub head: &'a str,
     pub base: &'a str,
     /// The author's login (`subject.author`).
@@ -64,7 +66,7 @@ pub struct ClassChange {
 /// came from them can neither be confirmed nor undone here.
 pub fn replay(policy: &Policy, pr: &RecordedPull) -> Replay {
     let facts = GuardFacts::of(GuardInput {
-        pr_number: 0,
+        pr_number: pr.number,
         head: pr.head,
         base: pr.base,
         previous_base: None,

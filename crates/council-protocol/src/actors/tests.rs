@@ -381,6 +381,7 @@ fn recorded<'a>(
     actor: Option<&'a RecordedActor>,
 ) -> RecordedPull<'a> {
     RecordedPull {
+        number: 7,
         head,
         base,
         author,

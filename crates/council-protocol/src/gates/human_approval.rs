@@ -31,7 +31,7 @@ fn check(facts: &ReleaseFacts) -> Option<GateOutcome> {
     let head = short(&open.head_sha);
     // Why an approval does not count, if it does not.
     let excluded = |r: &ReviewFact| -> Option<&'static str> {
-        if r.bot {
+        if r.bot || r.login.ends_with("[bot]") {
             Some("a bot")
         } else if same_login(&r.login, &open.author) {
             Some("the pull request's author")

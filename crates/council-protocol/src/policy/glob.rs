@@ -528,6 +528,27 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_long_name_over_a_small_alphabet_costs_its_length_not_its_square() {
+        // A trailer value of a million distinct characters: a mask per character would be
+        // a million masks of 15,625 words; over the glob's alphabet it is a few.
+        let glob = Glob::stars_only("Claude *", true);
+        let mut alphabet: Vec<char> = glob.literal_chars().collect();
+        alphabet.sort_unstable();
+        alphabet.dedup();
+        let value: String = std::iter::once("Claude ".to_string())
+            .chain(
+                (0..1_000_000u32)
+                    .filter_map(|i| char::from_u32(0x4E00 + i % 20_000))
+                    .map(String::from),
+            )
+            .collect();
+        let subject = Subject::over(&value, false, &alphabet);
+        assert!(subject.masks.len() <= (2 + alphabet.len()) * subject.words);
+        assert!(glob.matches(&subject));
+        assert!(!Glob::stars_only("Claude *C", true).matches(&subject));
+    }
+
     proptest! {
         #[test]
         fn stars_only_globs_match_what_their_regex_matches(glob in glob_text(), name in name_text()) {

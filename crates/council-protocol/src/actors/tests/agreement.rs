@@ -383,6 +383,7 @@ proptest! {
         // changes; recorded the other way round, exactly the flipped gates do.
         let recorded_verdict = |gate: &str| guard.gates.iter().find(|g| g.gate == gate).map(|g| g.verdict);
         let same = replay(policy, &RecordedPull {
+            number: pr.number,
             head: &world.head,
             base: &world.base,
             author: world.author.as_deref().unwrap_or_default(),
@@ -393,6 +394,7 @@ proptest! {
         prop_assert!(!same.changes(), "{:?}", same);
         let flip = |v: Option<Verdict>| v.map(|v| if v == Verdict::Pass { Verdict::Fail } else { Verdict::Pass });
         let flipped = replay(policy, &RecordedPull {
+            number: pr.number,
             head: &world.head,
             base: &world.base,
             author: world.author.as_deref().unwrap_or_default(),
@@ -401,7 +403,7 @@ proptest! {
             actor: None,
         });
         let now: Vec<GateOutcome> = flipped.gates.iter().map(|c| c.now.clone()).collect();
-        prop_assert_eq!(decided(&now), decided(&pre.gates));
+        prop_assert_eq!(decided(&now), decided(&guard.gates));
     }
 
     #[test]
