@@ -29,6 +29,12 @@ pub const MAX_LISTED_COMMITS: u64 = 250;
 const MAX_TRAILER_EVIDENCE: usize = 3;
 /// Characters of a trailer shown in a message.
 const SHOWN_TRAILER_CHARS: usize = 200;
+/// Trailer globs tried for one pull request, at most. Each costs at most (glob length ×
+/// value length / 64) word operations, both bounded; the budget keeps the product of a
+/// policy of 1,000 long trailer globs and 25,000 trailers (250 commits of 100) to a
+/// fraction of a second. An honest pull request under the default policy, whose
+/// trailers each meet the one or two globs for their key, stays far below it.
+pub const MAX_TRAILER_CHECKS: usize = 100_000;
 
 /// An agent's or a human's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -210,7 +216,8 @@ pub fn classify(agents: &Detection, facts: &ActorFacts) -> Actor {
     let mut more_trailers = 0;
     let mut commits_read = None;
     if let Some(commits) = facts.commits {
-        let (mut unread, mut too_long) = (0usize, 0usize);
+        let (mut unread, mut too_long, mut unchecked, mut checks) =
+            (0usize, 0usize, 0usize, 0usize);
         // Without trailer globs the messages decide nothing: not even parsed.
         let listed = if agents.trailers.is_empty() {
             &[][..]
@@ -227,7 +234,11 @@ pub fn classify(agents: &Detection, facts: &ActorFacts) -> Actor {
                     too_long += 1;
                     continue;
                 }
-                let Some(glob) = agents.trailer(t.key, &t.value) else {
+                if checks >= MAX_TRAILER_CHECKS {
+                    unchecked += 1;
+                    continue;
+                }
+                let Some(glob) = agents.trailer_counted(t.key, &t.value, &mut checks) else {
                     continue;
                 };
                 let named = evidence
@@ -269,6 +280,13 @@ pub fn classify(agents: &Detection, facts: &ActorFacts) -> Actor {
                  {MAX_TRAILER_VALUE_CHARS} characters {} not matched",
                 plural_s(too_long),
                 if too_long == 1 { "was" } else { "were" }
+            )));
+        }
+        if unchecked > 0 {
+            warnings.push(Message::new().text(format!(
+                "actors: {unchecked} trailer{} not matched: matching stops after \
+                 {MAX_TRAILER_CHECKS} glob checks per pull request",
+                plural_s(unchecked),
             )));
         }
         commits_read = Some(CommitsRead { read, total });

@@ -495,3 +495,38 @@ fn a_replay_compares_the_class_only_where_the_store_holds_what_decided_it() {
     );
     assert!(!r.changes());
 }
+
+#[test]
+fn a_policy_of_many_trailer_globs_against_many_trailers_stops_at_a_budget() {
+    // 1,000 globs for one key, each of the shape that keeps every position alive, and
+    // 250 commits of 100 trailers with that key: without a budget, 25 million checks.
+    let globs: Vec<String> = (0..1000)
+        .map(|i| format!("\"Assisted-by: {}{i}\"", "*a".repeat(20)))
+        .collect();
+    let hostile = policy(&format!(
+        "actors:\n  agents:\n    trailers: [{}]\n",
+        globs.join(", ")
+    ));
+    let message = format!(
+        "Work\n\n{}",
+        format!("Assisted-by: {}\n", "a".repeat(100)).repeat(100)
+    );
+    let commits: Vec<CommitMessage> = (0..250)
+        .map(|i| commit(&format!("{i:040}"), &message))
+        .collect();
+    let actor = Case {
+        author: None,
+        head: "x",
+        labels: None,
+        commits: Some((commits, 250)),
+    }
+    .classify(&hostile);
+    assert_eq!(actor.class, Class::Human);
+    let warnings: Vec<String> = actor.warnings.iter().map(Message::plain).collect();
+    assert_eq!(
+        warnings,
+        [
+            "actors: 24900 trailers not matched: matching stops after 100000 glob checks per pull request"
+        ]
+    );
+}

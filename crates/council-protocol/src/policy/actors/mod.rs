@@ -241,6 +241,18 @@ impl Detection {
     /// longer than a glob may be and values longer than [`MAX_TRAILER_VALUE_CHARS`] are
     /// not matched.
     pub fn trailer(&self, key: &str, value: &str) -> Option<&TrailerGlob> {
+        self.trailer_counted(key, value, &mut 0)
+    }
+
+    /// [`Detection::trailer`], adding to `checks` each glob it tries (a key glob with a
+    /// wildcard, or a value glob), so that a caller can bound the work of a pull request
+    /// whatever its commits and the policy hold.
+    pub fn trailer_counted(
+        &self,
+        key: &str,
+        value: &str,
+        checks: &mut usize,
+    ) -> Option<&TrailerGlob> {
         if self.trailers.is_empty() || key.len() > MAX_GLOB_CHARS {
             return None;
         }
@@ -261,6 +273,7 @@ impl Detection {
         let mut candidates: Vec<usize> = literal.to_vec();
         if !self.index.wild.is_empty() {
             let key_subject = Subject::new(key, true);
+            *checks += self.index.wild.len();
             candidates.extend(
                 self.index
                     .wild
@@ -274,10 +287,10 @@ impl Detection {
         }
         candidates.sort_unstable();
         let value = Subject::over(value, false, &self.index.alphabet);
-        candidates
-            .into_iter()
-            .map(|i| &self.trailers[i])
-            .find(|t| t.value.matches(&value))
+        candidates.into_iter().map(|i| &self.trailers[i]).find(|t| {
+            *checks += 1;
+            t.value.matches(&value)
+        })
     }
 }
 
