@@ -1,7 +1,7 @@
 //! Agents and humans (SPEC "Agents and humans"): whose pull request this is, decided
 //! from live facts by one function, [`classify`], which every enforcement point calls:
 //! MCP `check_branch` and `council policy check` before a pull request exists
-//! ([`preflight`]), review's `check:actor` and agents' gates, release's
+//! ([`preflight()`]), review's `check:actor` and agents' gates, release's
 //! `check:human-approval`, and `council policy simulate` over recorded pull requests
 //! ([`simulate`]). What a point does not know (no commits yet, no labels) it leaves
 //! `None`, and the class only ever grows with facts: evidence found in a login or a
