@@ -159,6 +159,7 @@ async fn open(
                     .unwrap_or_default(),
                 state: r.state.to_ascii_uppercase(),
                 bot: r.author.as_ref().is_some_and(|a| a.typename == "Bot"),
+                commit: None,
             })
             .collect(),
         auto_merge: rollup.auto_merge_request.as_ref().map(|a| AutoMerge {
@@ -171,6 +172,7 @@ async fn open(
         }),
         in_merge_queue: rollup.is_in_merge_queue,
         author: live.author.clone(),
+        commit_authors: Vec::new(),
     };
     let mut stage = ReleaseStage {
         pr: &live,
@@ -181,6 +183,7 @@ async fn open(
             pipeline,
             open: Some(open),
             queue: policy.queue.enabled,
+            actor: None,
         },
         review: None,
         pull_id: &rollup.id,
@@ -290,6 +293,7 @@ async fn post_merge(
             pipeline,
             open: None,
             queue: input.policy.queue.enabled,
+            actor: None,
         },
         review: None,
         pull_id: &rollup.id,

@@ -46,6 +46,7 @@ pub async fn evaluate(input: &StageInput<'_>) -> Result<Evaluated> {
         policy: &input.policy.review,
         diff: &diff,
         context_files: &context_files,
+        actor: None,
     });
     if head_now.is_none() {
         result.notes.push(Message::new().text(format!(

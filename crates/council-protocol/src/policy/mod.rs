@@ -2,6 +2,7 @@
 //! and field), limits for untrusted input, compiled branch rules, and the default policy of
 //! seed 001 (pure).
 
+pub mod actors;
 pub mod glob;
 pub mod limits;
 pub mod propose;
@@ -14,6 +15,7 @@ use regex::{RegexSet, SetMatches};
 use serde::Deserialize;
 use serde_saphyr::{Location, Spanned};
 
+pub use actors::{ActorGlob, Actors, AgentRules, Detection, TrailerGlob};
 pub use queue::Queue;
 pub use sections::{AgentStateSection, DiffSize, DocsGate, DocsPair, MergeMethod, Release, Review};
 
@@ -33,6 +35,8 @@ pub struct Policy {
     pub release: Release,
     pub agent_state: AgentStateSection,
     pub queue: Queue,
+    /// Which pull requests are agents', and the rules for them.
+    pub actors: Actors,
 }
 
 #[derive(Debug, Clone)]
@@ -173,6 +177,7 @@ impl Policy {
             release: Release::default(),
             agent_state: AgentStateSection::default(),
             queue: Queue::defaults(&Release::default()),
+            actors: Actors::default(),
         }
     }
 
@@ -228,6 +233,10 @@ impl Policy {
             Some(q) => q.compile(&release).map_err(fail)?,
             None => Queue::defaults(&release),
         };
+        let actors = raw
+            .actors
+            .unwrap_or_default()
+            .compile(branches.case_sensitive);
         Ok(Policy {
             source: file.to_string(),
             branches,
@@ -235,6 +244,7 @@ impl Policy {
             release,
             agent_state: raw.agent_state.unwrap_or_default(),
             queue,
+            actors,
         })
     }
 }
@@ -336,6 +346,7 @@ struct RawPolicy {
     agent_state: Option<AgentStateSection>,
     #[serde(default)]
     queue: Option<queue::RawQueue>,
+    actors: Option<actors::RawActors>,
 }
 
 #[derive(Debug, Deserialize)]

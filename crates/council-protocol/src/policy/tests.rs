@@ -31,7 +31,7 @@ fn flow_list(n: usize, item: impl Fn(usize) -> String) -> String {
 fn unknown_keys_are_errors_with_file_line_column_and_field() {
     insta::assert_snapshot!(said("branches:\n  rulez: []\n"), @"policy .github/council.yml@main:2:3: branches.rulez: unknown field `rulez`, expected one of case_sensitive, exempt, rules");
     insta::assert_snapshot!(said("branches:\n  rules:\n    - pattern: \"x/*\"\n      targets: [main]\n      colour: red\n"), @"policy .github/council.yml@main:5:7: branches.rules[0].colour: unknown field `colour`, expected one of name, pattern, regex, targets, message");
-    insta::assert_snapshot!(said("reveiw:\n  task_list: true\n"), @"policy .github/council.yml@main:1:1: reveiw: unknown field `reveiw`, expected one of version, branches, review, release, agent_state, queue");
+    insta::assert_snapshot!(said("reveiw:\n  task_list: true\n"), @"policy .github/council.yml@main:1:1: reveiw: unknown field `reveiw`, expected one of version, branches, review, release, agent_state, queue, actors");
     insta::assert_snapshot!(said("review:\n  docs:\n    code: []\n    docs: []\n    skip: x\n"), @"policy .github/council.yml@main:5:5: review.docs.skip: unknown field `skip`, expected one of code, docs, map, skip_label");
     insta::assert_snapshot!(said("release:\n  required_check: [ci]\n"), @"policy .github/council.yml@main:2:3: release.required_check: unknown field `required_check`, expected one of merge_method, required_approvals, required_checks, require_label, neutral_is_green, rollback");
     insta::assert_snapshot!(said("agent_state:\n  trusted: [x]\n"), @"policy .github/council.yml@main:2:3: agent_state.trusted: unknown field `trusted`, expected one of trusted_authors, max_tool_calls");
@@ -360,6 +360,33 @@ fn the_documented_example_release_section_is_the_default() {
     let example = Policy::parse(&text, "council.example.yml").unwrap();
     assert_eq!(example.release, crate::policy::Release::default());
     assert_eq!(example.review.approve_label, "bot-approved");
+}
+
+#[test]
+fn the_documented_example_actors_section_is_the_default() {
+    let example = Policy::parse(&example_policy(), "council.example.yml")
+        .unwrap()
+        .actors;
+    let default = Policy::default_policy().actors;
+    let globs = |g: &[actors::ActorGlob]| g.iter().map(|g| g.glob.clone()).collect::<Vec<_>>();
+    let trailers = |a: &Actors| {
+        a.agents
+            .trailers
+            .iter()
+            .map(|g| g.glob.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(globs(&example.agents.logins), globs(&default.agents.logins));
+    assert_eq!(
+        globs(&example.agents.branches),
+        globs(&default.agents.branches)
+    );
+    assert_eq!(trailers(&example), trailers(&default));
+    assert_eq!(example.agents.labels, default.agents.labels);
+    assert_eq!(example.agent.human_approvals, default.agent.human_approvals);
+    assert_eq!(example.agent.forbidden_paths, default.agent.forbidden_paths);
+    assert_eq!(example.agent.diff_size, default.agent.diff_size);
+    assert_eq!(example.agent.label, default.agent.label);
 }
 
 #[test]

@@ -73,6 +73,7 @@ pub fn evaluate(input: &ReleaseStage) -> StageResult {
             policy: &input.policy.review,
             diff: reading.diff,
             context_files: reading.context_files,
+            actor: facts.actor,
         }));
     }
     gates.extend(release::evaluate(facts));
@@ -304,6 +305,7 @@ mod tests {
             auto_merge: None,
             in_merge_queue: false,
             author: "agent".into(),
+            commit_authors: Vec::new(),
         }
     }
 
@@ -351,6 +353,7 @@ mod tests {
                     pipeline: self.pipeline.clone(),
                     open: self.open.clone(),
                     queue: self.queue,
+                    actor: None,
                 },
                 review: self.diff.as_ref().map(|diff| ReviewReading {
                     diff,
@@ -602,5 +605,162 @@ mod tests {
         red.pipeline = pipeline(HEAD, CheckState::Red("failure".into()));
         let (red, _) = red.stage();
         assert!(red.failed() && red.effects.is_empty());
+    }
+
+    mod agents {
+        use super::*;
+        use crate::actors::{Actor, ActorFacts, Classified, CommitMessage, Commits, classify};
+        use crate::audit::derive::gates as derived_gates;
+        use crate::gates::release::ReviewFact;
+
+        const OLD: &str = "0000000bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+
+        fn approval(login: &str, commit: &str) -> ReviewFact {
+            ReviewFact {
+                login: login.into(),
+                state: "APPROVED".into(),
+                bot: login.ends_with("[bot]"),
+                commit: Some(commit.into()),
+            }
+        }
+
+        fn agent(policy: &Policy, commits: Option<(&[CommitMessage], u64)>) -> Actor {
+            classify(
+                &policy.actors.agents,
+                &ActorFacts {
+                    author: Some("copilot-swe-agent[bot]"),
+                    head: "feature/devops/PBI-001-login",
+                    labels: Some(&[]),
+                    commits: commits.map(|(listed, total)| Commits { listed, total }),
+                },
+            )
+        }
+
+        /// Release on a green, labelled pull request by `actor`, with `reviews` and the
+        /// commits' `authors`.
+        fn decide(actor: &Actor, reviews: Vec<ReviewFact>, authors: &[&str]) -> StageResult {
+            let policy = Policy::default_policy();
+            let release = Release::default();
+            let pr = pr("develop");
+            let diff = diff(&pr, "x");
+            let mut open = open();
+            open.author = "copilot-swe-agent[bot]".into();
+            open.reviews = reviews;
+            open.commit_authors = authors.iter().map(|a| a.to_string()).collect();
+            evaluate(&ReleaseStage {
+                pr: &pr,
+                policy: &policy,
+                facts: ReleaseFacts {
+                    policy: &release,
+                    require_label: Some("bot-approved"),
+                    pipeline: pipeline(HEAD, CheckState::Success),
+                    open: Some(open),
+                    actor: Some(Classified {
+                        actor,
+                        rules: &policy.actors.agent,
+                    }),
+                    queue: false,
+                },
+                review: Some(ReviewReading {
+                    diff: &diff,
+                    context_files: &[],
+                }),
+                pull_id: "PR_node",
+            })
+        }
+
+        fn human_approval(result: &StageResult) -> Option<&GateOutcome> {
+            result.gates.iter().find(|g| g.gate == "human_approval")
+        }
+
+        #[test]
+        fn an_agent_s_pull_request_waits_for_a_person_s_approval_of_its_head() {
+            let policy = Policy::default_policy();
+            let actor = agent(&policy, None);
+            let waiting = decide(&actor, Vec::new(), &[]);
+            assert_eq!(waiting.status, Status::Release(ReleaseStatus::Pending));
+            assert!(!waiting.failed() && waiting.effects.is_empty());
+            let gate = human_approval(&waiting).unwrap();
+            assert_eq!(gate.verdict, Verdict::Pending);
+            insta::assert_snapshot!(gate.timeline_message(), @r#"Waiting for 1 more human approval of head "1111111" (actors.agent.human_approvals: 1; has 0). Fix: a person who can write to the repository, did not open this pull request and did not author or co-author its commits reviews and approves head "1111111" (an approval of an earlier head does not count)."#);
+
+            let approved = decide(&actor, vec![approval("maintainer", HEAD)], &[]);
+            assert_eq!(approved.status, Status::Release(ReleaseStatus::Eligible));
+            insta::assert_snapshot!(human_approval(&approved).unwrap().message.plain(), @r#"1 of 1 human approval on head "1111111": "maintainer"."#);
+            assert!(matches!(
+                approved.effects.as_slice(),
+                [Effect::Merge { .. }]
+            ));
+        }
+
+        #[test]
+        fn approvals_that_do_not_count_are_named_with_the_reason() {
+            let policy = Policy::default_policy();
+            let listed = [CommitMessage {
+                sha: HEAD.into(),
+                message: "Work\n".into(),
+            }];
+            let actor = agent(&policy, Some((&listed, 300)));
+            let result = decide(
+                &actor,
+                vec![
+                    approval("Copilot-SWE-Agent[bot]", HEAD),
+                    approval("github-actions[bot]", HEAD),
+                    approval("bob", OLD),
+                    approval("requester", HEAD),
+                ],
+                &["Requester"],
+            );
+            let gate = human_approval(&result).unwrap();
+            assert_eq!(gate.verdict, Verdict::Pending);
+            insta::assert_snapshot!(gate.message.plain(), @r#"Waiting for 1 more human approval of head "1111111" (actors.agent.human_approvals: 1; has 0); not counted: "Copilot-SWE-Agent[bot]" (a bot), "github-actions[bot]" (a bot), "bob" (approved an earlier head), "requester" (an author or co-author of its commits) (the authors of 1 of its 300 commits were known)."#);
+        }
+
+        #[test]
+        fn a_waiting_gate_stays_null_in_the_context_object() {
+            use crate::audit::derive::Fact;
+            struct E(&'static str, &'static str);
+            impl Fact for E {
+                fn agent(&self) -> &str {
+                    "agent_release"
+                }
+                fn action(&self) -> &str {
+                    self.0
+                }
+                fn result(&self) -> &str {
+                    self.1
+                }
+                fn sha(&self) -> &str {
+                    "s"
+                }
+                fn run(&self) -> (&str, u64) {
+                    ("1", 1)
+                }
+            }
+            let policy = Policy::default_policy();
+            let waiting = decide(&agent(&policy, None), Vec::new(), &[]);
+            let entry = human_approval(&waiting).unwrap();
+            let gates = derived_gates(&[E(entry.action, entry.verdict.as_str())]);
+            assert_eq!(gates["human_approval"], serde_json::Value::Null);
+            let gates = derived_gates(&[E("check:human-approval", "PASS")]);
+            assert_eq!(gates["human_approval"], "PASS");
+        }
+
+        #[test]
+        fn a_human_s_pull_request_has_no_human_approval_gate() {
+            let policy = Policy::default_policy();
+            let human = classify(
+                &policy.actors.agents,
+                &ActorFacts {
+                    author: Some("alice"),
+                    head: "feature/devops/PBI-001-login",
+                    labels: Some(&[]),
+                    commits: None,
+                },
+            );
+            let result = decide(&human, Vec::new(), &[]);
+            assert!(human_approval(&result).is_none());
+            assert_eq!(result.status, Status::Release(ReleaseStatus::Eligible));
+        }
     }
 }

@@ -36,6 +36,7 @@ fn open() -> OpenFacts {
         auto_merge: None,
         in_merge_queue: false,
         author: "agent".to_string(),
+        commit_authors: Vec::new(),
     }
 }
 
@@ -47,6 +48,7 @@ fn decide(policy: &Release, pipeline: Pipeline, open: Option<OpenFacts>) -> Vec<
         pipeline,
         open,
         queue: false,
+        actor: None,
     };
     evaluate(&facts)
         .into_iter()
@@ -257,21 +259,25 @@ fn every_reason_to_wait_is_listed() {
             login: "alice".into(),
             state: "APPROVED".into(),
             bot: false,
+            commit: None,
         },
         ReviewFact {
             login: "bob".into(),
             state: "CHANGES_REQUESTED".into(),
             bot: false,
+            commit: None,
         },
         ReviewFact {
             login: "agent".into(),
             state: "APPROVED".into(),
             bot: false,
+            commit: None,
         },
         ReviewFact {
             login: "github-actions[bot]".into(),
             state: "APPROVED".into(),
             bot: true,
+            commit: None,
         },
     ];
     facts.auto_merge = Some(AutoMerge {
@@ -328,6 +334,7 @@ fn mergeability_holds_a_merge_and_an_unstable_state_does_not() {
             ..open()
         }),
         queue: false,
+        actor: None,
     };
     assert!(evaluate(&facts).iter().all(|g| g.verdict == Verdict::Pass));
 }
@@ -345,6 +352,7 @@ fn under_the_merge_queue_behind_is_ready_and_the_rest_still_waits() {
                 ..open()
             }),
             queue,
+            actor: None,
         };
         let gates = evaluate(&facts);
         (gates[1].verdict, gates[1].timeline_message())
