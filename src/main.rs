@@ -28,7 +28,7 @@ fn main() {
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
     // Authoring tools read and write local files only: no environment, event or token.
     if let Some(Command::Tool(tool)) = &cli.command {
-        match app::tools::run(tool, &cwd) {
+        match app::authoring::run(tool, &cwd) {
             Ok(outcome) => exit::with(outcome),
             Err(e) => exit::failed(&runner, &e),
         }

@@ -2,11 +2,11 @@
 
 mod audit;
 mod audit_file;
+pub mod authoring;
 mod clients;
 pub(crate) mod columns;
 mod context;
 mod effects;
-mod facts;
 mod finish;
 pub(crate) mod git;
 mod input_file;
@@ -16,10 +16,10 @@ mod pipeline;
 pub(crate) mod policy_source;
 pub(crate) mod pr_ledger;
 mod pulls_of_event;
-pub(crate) mod reports;
+pub(crate) mod registry;
 pub(crate) mod run_json;
+mod stages;
 pub(crate) mod state;
-pub mod tools;
 mod two_phase;
 mod upload;
 pub(crate) mod verify;
@@ -77,8 +77,8 @@ async fn run_command(env: &RunEnv, request: &Request, event: Option<Event>) -> R
         Request::ContextValidate(r) => context::validate(env, r),
         Request::ContextShow(r) => context::show(env, r),
         Request::ContextSync(r) => context::sync(env, r, event).await,
-        Request::Report(r) => reports::report(env, r).await,
-        Request::Assign(r) => reports::assign(env, r, event).await,
+        Request::Report(r) => registry::report(env, r).await,
+        Request::Assign(r) => registry::assign(env, r, event).await,
         Request::Verify(r) => verify::run(env, r),
         Request::Audit(r) => audit::run(env, r).await,
         // `main` serves `council mcp` itself; `auto` was planned above.

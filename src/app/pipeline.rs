@@ -2,12 +2,12 @@
 //! requests it is about, selected in one place (`--pr`, the event's, the two-phase apply's,
 //! a commit's); then, for each, the planned stages evaluated in order (a stage runs only
 //! while every gate before it passed) and [`finish`]. What each stage reads lives in
-//! `facts/<stage>.rs`; its decision is pure, in `council_protocol::stage`.
+//! `stages/<stage>.rs`; its decision is pure, in `council_protocol::stage`.
 
 use super::clients::Clients;
-use super::facts::{self, Evaluated, StageInput};
 use super::finish::{PrRun, finish};
 use super::pulls_of_event::{self, Pulls};
+use super::stages::{self, Evaluated, StageInput};
 use super::{load_event, nothing_to_do, policy_source, two_phase};
 use crate::env::RunEnv;
 use crate::request::PipelineRequest;
@@ -129,7 +129,7 @@ async fn run_pr(
             policy: &policy,
             run_url: url.as_deref(),
         };
-        match facts::evaluate(stage, &input).await {
+        match stages::evaluate(stage, &input).await {
             Ok(Evaluated::Decided(result)) => results.push(result),
             Ok(Evaluated::DecidedOn(result, live)) => {
                 results.push(result);

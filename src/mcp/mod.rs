@@ -1,5 +1,5 @@
 //! `council mcp`: council's tools served to agents over the Model Context Protocol
-//! (stdio). A thin layer: each tool (one line of [`registry::TOOLS`]) decodes its
+//! (stdio). A thin layer: each tool (one line of [`toolset::TOOLS`]) decodes its
 //! arguments into a typed value (bad input is a tool result with `isError` naming the
 //! field, found before any request), calls the same app functions as the CLI with a
 //! typed request, and answers with the JSON the CLI's `--json` prints for the same
@@ -7,9 +7,9 @@
 //! stdout carries protocol messages only; warnings go to stderr.
 
 mod context;
-mod registry;
 mod server;
 mod tools;
+mod toolset;
 
 use std::path::Path;
 
@@ -21,7 +21,7 @@ use council_github::RepoName;
 use council_protocol::error::{Error, Result};
 
 pub use context::ToolContext;
-pub use registry::{TOOLS, Tool, names as tool_names};
+pub use toolset::{TOOLS, Tool, names as tool_names};
 
 /// Serves until the client closes stdin.
 pub async fn serve(mut env: RunEnv, mut req: McpRequest) -> Result<()> {
@@ -36,7 +36,7 @@ pub async fn serve(mut env: RunEnv, mut req: McpRequest) -> Result<()> {
     if req.access.repo.is_none() {
         req.access.repo = git_remote_repo(&env.workspace);
     }
-    let selected = registry::select(req.read_only, &req.tools)?;
+    let selected = toolset::select(req.read_only, &req.tools)?;
     server::run(ToolContext { env, req }, selected).await
 }
 

@@ -1,5 +1,5 @@
 //! The rmcp handler: lists the selected tools and the prompt, runs a tool call through
-//! its handler in [`super::registry::TOOLS`], and turns every failure into a tool result
+//! its handler in [`super::toolset::TOOLS`], and turns every failure into a tool result
 //! with `isError` (the server keeps serving).
 
 use std::sync::Arc;
@@ -14,7 +14,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
 use super::context::ToolContext;
-use super::registry::Tool as ToolDef;
+use super::toolset::Tool as ToolDef;
 use council_protocol::error::{Error, Result};
 
 /// The prompt that asks an agent to report its context on connecting.

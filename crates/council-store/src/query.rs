@@ -15,14 +15,7 @@ use crate::report::{
 };
 use crate::{Store, StoreError};
 
-/// Which contexts and entries a question looks at.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Filter {
-    /// Only this repository (`owner/name`).
-    pub repository: Option<String>,
-    /// Only entries from this time on (Unix seconds), and pull requests with one.
-    pub since_unix: Option<i64>,
-}
+pub use crate::filter::Filter;
 
 /// The questions `council audit query` answers, by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@
 //! read, a path outside the workspace or a sync of an invalid file is bad input (2).
 
 mod find;
-mod report;
+mod view;
 
 use std::path::{Path, PathBuf};
 
@@ -24,7 +24,7 @@ use council_protocol::stage::Outputs;
 
 use super::state::{Target, announce, finish, publish, read_latest};
 use super::workspace_file::{self, WorkspacePath};
-use report::{Checked, SyncToFile};
+use view::{Checked, SyncToFile};
 
 const TITLE: &str = "council context";
 
@@ -68,12 +68,12 @@ pub fn validate(env: &RunEnv, req: &ContextValidateRequest) -> Result<Outcome> {
         );
     }
     env.runner
-        .append_summary(&report::validate_markdown(&checked, capped))?;
+        .append_summary(&view::validate_markdown(&checked, capped))?;
     env.runner.set_outputs(&Outputs::pending().pairs())?;
     if req.json {
-        println!("{}", report::validate_json(&checked, capped));
+        println!("{}", view::validate_json(&checked, capped));
     } else if !env.in_actions {
-        print!("{}", report::validate_plain(&checked));
+        print!("{}", view::validate_plain(&checked));
     }
     Ok(if checked.iter().any(|c| c.result.is_err()) {
         Outcome::GateFailed
@@ -113,11 +113,11 @@ pub fn show(env: &RunEnv, req: &ContextShowRequest) -> Result<Outcome> {
     };
     announce_problems(env, std::slice::from_ref(&checked));
     if req.json {
-        println!("{}", report::file_json(&checked));
+        println!("{}", view::file_json(&checked));
     } else {
         match &checked.result {
-            Ok(file) => print!("{}", report::show_plain(file)),
-            Err(_) => print!("{}", report::validate_plain(std::slice::from_ref(&checked))),
+            Ok(file) => print!("{}", view::show_plain(file)),
+            Err(_) => print!("{}", view::validate_plain(std::slice::from_ref(&checked))),
         }
     }
     Ok(match checked.result {
@@ -184,9 +184,9 @@ async fn to_file(
         env,
         req.target.json,
         &latest,
-        &report::sync_markdown(&shown),
-        || report::sync_json(&shown),
-        || report::sync_plain(&shown),
+        &view::sync_markdown(&shown),
+        || view::sync_json(&shown),
+        || view::sync_plain(&shown),
     )
 }
 

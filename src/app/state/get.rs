@@ -1,7 +1,7 @@
 //! `state get`: the latest trusted state of an issue → outputs, summary, warnings.
 
 use super::read::{Latest, MAX_COMMENTS, read_latest};
-use super::report::{self, ReadReport};
+use super::view::{self, ReadReport};
 use super::{Target, outputs};
 use crate::env::RunEnv;
 use crate::request::{IssueRequest, StateGetRequest};
@@ -24,9 +24,9 @@ pub async fn run(env: &RunEnv, req: &StateGetRequest, event: Option<Event>) -> R
         env,
         req.target.json,
         &latest,
-        &report::get_markdown(&read),
-        || report::get_json(&read),
-        || report::get_plain(&read),
+        &view::get_markdown(&read),
+        || view::get_json(&read),
+        || view::get_plain(&read),
     )
 }
 
@@ -99,7 +99,7 @@ pub(crate) async fn latest_json(
         latest: &latest,
         requests: target.gh.requests(),
     };
-    Ok((report::get_json(&read), warnings(&latest)))
+    Ok((view::get_json(&read), warnings(&latest)))
 }
 
 /// What is wrong with the chosen block's v2.1 elements, and a likely loop: more tool

@@ -6,9 +6,9 @@
 
 mod get;
 mod put;
-mod put_report;
+mod put_view;
 mod read;
-mod report;
+mod view;
 
 pub use get::run as get;
 pub(crate) use get::{announce, finish, latest_json};

@@ -4,9 +4,9 @@
 use sha2::{Digest, Sha256};
 
 use super::get::announce;
-use super::put_report::{self, PutReport, Written};
+use super::put_view::{self, PutReport, Written};
 use super::read::{Latest, read_latest};
-use super::report::ReadReport;
+use super::view::ReadReport;
 use super::{Target, outputs};
 use crate::app::effects::Executor;
 use crate::app::input_file;
@@ -70,13 +70,13 @@ pub(crate) async fn publish(
     for (level, message) in put_notes(&put, env.in_actions) {
         env.runner.annotate(level, "council state put", &message);
     }
-    env.runner.append_summary(&put_report::put_markdown(&put))?;
+    env.runner.append_summary(&put_view::put_markdown(&put))?;
     env.runner
         .set_outputs(&outputs(&rendered.state, written.url()).pairs())?;
     if req.json {
-        println!("{}", put_report::put_json(&put));
+        println!("{}", put_view::put_json(&put));
     } else if !env.in_actions {
-        print!("{}", put_report::put_plain(&put));
+        print!("{}", put_view::put_plain(&put));
     }
     // A read-only token is a warning, not a failure (SPEC, exit codes); the empty
     // `state-comment-url` tells a workflow that nothing was written.
@@ -93,11 +93,11 @@ fn put_notes(put: &PutReport, in_actions: bool) -> Vec<(Level, String)> {
                 "{}#{}: {}",
                 put.read.repo,
                 put.read.issue,
-                put_report::READ_ONLY
+                put_view::READ_ONLY
             ),
         ));
     }
-    if let Some(note) = put_report::compaction_note(put) {
+    if let Some(note) = put_view::compaction_note(put) {
         // The step summary has the details in Actions; elsewhere only this line does.
         let message = if in_actions {
             "memory was compacted to fit GitHub's 65,536-character comment limit; the step \
@@ -164,7 +164,7 @@ pub(crate) async fn put_json(
         run_key: &run_key,
     };
     warnings.extend(put_notes(&put, false).into_iter().map(|(_, m)| m));
-    Ok((put_report::put_json(&put), warnings))
+    Ok((put_view::put_json(&put), warnings))
 }
 
 fn request(env: &RunEnv, s: &StateFields, summary: Option<&str>) -> Result<PutRequest> {

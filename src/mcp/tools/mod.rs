@@ -3,5 +3,5 @@
 
 pub mod branch;
 pub mod ledger;
-pub mod reports;
+pub mod registry;
 pub mod state;

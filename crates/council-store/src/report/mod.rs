@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::query::Filter;
+use crate::filter::Filter;
 use crate::{Store, StoreError};
 
 /// Everything the page shows, embedded in it as JSON.

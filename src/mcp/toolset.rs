@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::context::ToolContext;
-use super::tools::{branch, ledger, reports, state};
+use super::tools::{branch, ledger, registry, state};
 use council_protocol::error::{Error, Result};
 
 /// What a tool does to the world.
@@ -109,9 +109,9 @@ tools! {
                 and the report's freshness (HOT < 30 min, WARM < 2 h, COLD).",
         writes: Write,
         idempotent: true,
-        args: reports::ReportContextInput,
-        schema: reports::ReportContextArgs,
-        call: reports::report_context,
+        args: registry::ReportContextInput,
+        schema: registry::ReportContextArgs,
+        call: registry::report_context,
     },
     check_branch {
         title: "Would the guard pass this branch?",
@@ -155,8 +155,8 @@ tools! {
                 otherwise writes nothing.",
         writes: Destructive,
         idempotent: true,
-        args: reports::AssignArgs,
-        call: reports::assign,
+        args: registry::AssignArgs,
+        call: registry::assign,
     },
     verify_ledger {
         title: "Verify a Context Object",

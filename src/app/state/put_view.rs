@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::report::{
+use super::view::{
     ReadReport, cell_value, fields, footer, provenance, push_plain_fields, read_json, state_json,
     sub,
 };
@@ -153,7 +153,7 @@ pub fn put_markdown(p: &PutReport) -> String {
         ));
     }
     out.push('\n');
-    out.push_str(&super::report::v21_markdown(&p.rendered.state));
+    out.push_str(&super::view::v21_markdown(&p.rendered.state));
     for note in put_notes(p, true) {
         out.push_str(&format!("{}\n\n", note.markdown()));
     }

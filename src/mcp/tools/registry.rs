@@ -7,7 +7,7 @@ use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::app::reports::{post_report, rank, registry};
+use crate::app::registry::{post_report, rank, registry};
 use crate::app::state::Target;
 use crate::mcp::ToolContext;
 use council_protocol::context_report::score::freshness;
