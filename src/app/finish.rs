@@ -16,10 +16,12 @@ use crate::runner::Level;
 use council_github::artifact::artifact_name;
 use council_github::{GitHub, RepoName};
 use council_protocol::audit::stored::Links;
+use council_protocol::audit::timeline::{Record, new_entry};
 use council_protocol::audit::{ContextObject, ReleaseStatus};
 use council_protocol::error::{Error, Outcome};
 use council_protocol::event::{Event, PullRequest};
-use council_protocol::gates::Verdict;
+use council_protocol::gates::{GateOutcome, Verdict};
+use council_protocol::queue::{QueueOutputs, QueueStatus};
 use council_protocol::render::summary::{self, RunReport};
 use council_protocol::render::text::Message;
 use council_protocol::stage::effect::Merge;
@@ -63,21 +65,70 @@ struct Shown {
     notes: Vec<Message>,
 }
 
+/// What the merge queue adds to one pull request's end of run, beside its stages (or
+/// alone, for a pull request the queue acted on without a stage deciding it).
+#[derive(Debug, Default)]
+pub struct QueuePart {
+    /// Ledger entries in the order the queue decided them, sealed after the stages'.
+    pub records: Vec<Record>,
+    /// The `check:queue` verdicts among them: annotations and the exit code (recorded
+    /// once, through `records`).
+    pub gates: Vec<GateOutcome>,
+    /// `release-status` when the queue decides it (`MERGED`: it landed).
+    pub release: Option<ReleaseStatus>,
+    /// `queue-status`/`queue-sha` for this pull request.
+    pub outputs: QueueOutputs,
+    pub notes: Vec<Message>,
+}
+
 /// The end of a pull-request run, step by step: the effects, this run's entries, the
 /// ledger, the audit file, the artifact, then what the user sees and the exit code.
 pub async fn finish(
     run: &PrRun<'_>,
-    mut results: Vec<StageResult>,
+    results: Vec<StageResult>,
     unfinished: Option<Error>,
 ) -> Outcome {
-    let executor = Executor {
+    finish_with(run, results, unfinished, None, QueuePart::default()).await
+}
+
+/// The stages' effects performed ahead of [`finish_with`]: release's label that puts a
+/// pull request in the merge queue must be there before the queue reads its line.
+pub async fn perform(run: &PrRun<'_>, results: &mut [StageResult]) -> Vec<Vec<EffectReport>> {
+    perform_effects(&executor_of(run), results).await
+}
+
+fn executor_of<'a>(run: &PrRun<'a>) -> Executor<'a> {
+    Executor {
         gh: run.gh,
         release: run.release,
         dry_run: run.req.access.dry_run,
         pr: Some(run.pr),
+    }
+}
+
+/// [`finish`] with the effects already performed (`performed`, from [`perform`]) and
+/// what the merge queue adds: one ledger write for the pull request, whatever both did.
+pub async fn finish_with(
+    run: &PrRun<'_>,
+    mut results: Vec<StageResult>,
+    unfinished: Option<Error>,
+    performed: Option<Vec<Vec<EffectReport>>>,
+    queue: QueuePart,
+) -> Outcome {
+    let executor = executor_of(run);
+    let reports = match performed {
+        Some(reports) => reports,
+        None => perform_effects(&executor, &mut results).await,
     };
-    let reports = perform_effects(&executor, &mut results).await;
-    let ours = this_runs_entries(run, &results, &reports);
+    let mut ours = this_runs_entries(run, &results, &reports);
+    append_queue_records(run, &mut ours, &queue.records);
+    let mut queue = queue;
+    if let Some(status) = queue.release {
+        for result in results.iter_mut().filter(|r| r.stage == Stage::Release) {
+            result.status = Status::Release(status);
+        }
+    }
+    queue.outputs = enqueued(&results, &reports).then(std::mem::take(&mut queue.outputs));
     let mut shown = Shown::default();
     for (result, reports) in results.iter().zip(reports) {
         let title = format!("council {}", result.stage);
@@ -86,7 +137,12 @@ pub async fn finish(
             .extend(reports.into_iter().map(|r| Done::new(&title, r)));
         shown.notes.extend(result.notes.iter().cloned());
     }
-    let (context, comment_written) = keep_ledger(run, &executor, &results, &ours, &mut shown).await;
+    shown.notes.append(&mut queue.notes);
+    let stage = match results.first() {
+        Some(first) => first.stage,
+        None => Stage::Release,
+    };
+    let (context, comment_written) = keep_ledger(run, &executor, stage, &ours, &mut shown).await;
     let audit_path = write_audit_file(run, &context, &mut shown);
     if let Some(report) =
         super::audit::record(run.env, run.req, &context, run.pr, comment_written).await
@@ -105,7 +161,48 @@ pub async fn finish(
         &context,
         audit_path,
         artifact_id,
+        &queue,
     )
+}
+
+/// The queue's records after the stages' entries, as the release agent's, about the
+/// pull request's head; a second record of the same action in this run gets its own id
+/// (`…#2`), as a stage's repeated effects do.
+fn append_queue_records(run: &PrRun<'_>, ours: &mut ContextObject, records: &[Record]) {
+    if records.is_empty() {
+        return;
+    }
+    let time = now();
+    let mut seen: Vec<String> = ours.timeline.iter().map(|e| e.id.clone()).collect();
+    let entries: Vec<council_protocol::audit::Entry> = records
+        .iter()
+        .map(|record| {
+            let mut entry = new_entry(&run.env.run, record, &run.pr.head_sha, &time);
+            let base = entry.id.clone();
+            let mut n = 1;
+            while seen.contains(&entry.id) {
+                n += 1;
+                entry.id = format!("{base}#{n}");
+            }
+            seen.push(entry.id.clone());
+            entry
+        })
+        .collect();
+    ours.append(entries);
+}
+
+/// `QUEUED` when this run's release put the pull request in the merge queue.
+fn enqueued(results: &[StageResult], reports: &[Vec<EffectReport>]) -> QueueOutputs {
+    let done = results.iter().zip(reports).any(|(result, reports)| {
+        release::queued(result)
+            && reports
+                .iter()
+                .any(|r| r.action == "action:enqueue" && r.in_place())
+    });
+    match done {
+        true => QueueOutputs::of(QueueStatus::Queued, None),
+        false => QueueOutputs::default(),
+    }
 }
 
 /// Each stage's effects, in stage order; a release's status then says what became of
@@ -219,7 +316,7 @@ fn this_runs_entries(
 async fn keep_ledger(
     run: &PrRun<'_>,
     executor: &Executor<'_>,
-    results: &[StageResult],
+    stage: Stage,
     ours: &ContextObject,
     shown: &mut Shown,
 ) -> (ContextObject, bool) {
@@ -238,7 +335,7 @@ async fn keep_ledger(
             run_url: env.run_url(run.repo),
             artifact: Some(artifact_name(run.pr.number)),
         },
-        stage: results.first().map_or(Stage::Guard, |r| r.stage),
+        stage,
     };
     let persisted = ledger.persist(ours).await;
     for warning in &persisted.warnings {
@@ -321,6 +418,7 @@ async fn upload_artifact(
 /// What the user sees, in one place: annotations, the outputs (first: a summary that
 /// cannot be written must not cost them), the step summary, the terminal or `--json`;
 /// and the exit code, which a computed verdict decides.
+#[allow(clippy::too_many_arguments)]
 fn tell(
     run: &PrRun<'_>,
     results: &[StageResult],
@@ -329,10 +427,12 @@ fn tell(
     context: &ContextObject,
     audit_path: Option<String>,
     artifact_id: String,
+    queue: &QueuePart,
 ) -> Outcome {
     let env = run.env;
     if env.in_actions {
         announce(env, results, &shown.done);
+        announce_queue(env, &queue.gates);
     }
     if let Some(e) = unfinished {
         env.runner.error(e.title(), &e.to_string());
@@ -350,10 +450,16 @@ fn tell(
         markdown.push_str(&e.summary_section());
     }
     let mut outputs = Outputs::of_results(results);
+    if let Some(status) = queue.release
+        && results.is_empty()
+    {
+        outputs.set(Output::ReleaseStatus, status.as_str());
+    }
     outputs
         .set(Output::Context, context.to_compact_json())
         .set(Output::AuditPath, audit_path.unwrap_or_default())
-        .set(Output::ArtifactId, artifact_id);
+        .set(Output::ArtifactId, artifact_id)
+        .set_queue(&queue.outputs);
     if let Err(e) = env.runner.set_outputs(&outputs.pairs()) {
         env.runner
             .annotate(Level::Warning, "council outputs", &e.to_string());
@@ -362,11 +468,14 @@ fn tell(
         env.runner
             .annotate(Level::Warning, "council summary", &e.to_string());
     }
-    let ended = outcome(
+    let mut ended = outcome(
         results,
         effects.iter().any(EffectReport::failed),
         unfinished.map(Error::exit_code),
     );
+    if queue.gates.iter().any(|g| g.verdict == Verdict::Fail) {
+        ended = ended.worst(Outcome::GateFailed);
+    }
     if run.req.json {
         let json = run_json::pr_run(
             run.req.invoked_as,
@@ -410,6 +519,17 @@ fn settle_release(result: &mut StageResult, reports: &[EffectReport]) {
         decided
     };
     result.status = Status::Release(settled);
+}
+
+/// The merge queue's failed verdicts, as a failed gate is told.
+fn announce_queue(env: &RunEnv, gates: &[GateOutcome]) {
+    for gate in gates.iter().filter(|g| g.verdict == Verdict::Fail) {
+        env.runner.annotate(
+            Level::Error,
+            &format!("council release: {} ({})", gate.gate, gate.action),
+            &gate.timeline_message(),
+        );
+    }
 }
 
 /// One error annotation per failed gate, naming the rule and the fix, and a notice per

@@ -5,8 +5,9 @@
 //! `stages/<stage>.rs`; its decision is pure, in `council_protocol::stage`.
 
 use super::clients::Clients;
-use super::finish::{PrRun, finish};
+use super::finish::{PrRun, finish, perform};
 use super::pulls_of_event::{self, Pulls};
+use super::queue::{self, Carried, Queue};
 use super::stages::{self, Evaluated, StageInput};
 use super::{load_event, nothing_to_do, policy_source, two_phase};
 use crate::env::RunEnv;
@@ -15,8 +16,12 @@ use crate::runner::Level;
 use council_protocol::command::Command;
 use council_protocol::error::{Error, Outcome, Result};
 use council_protocol::event::{Event, PullRequest};
+use council_protocol::gates::Verdict;
+use council_protocol::policy::Policy;
+use council_protocol::policy::queue::QUEUED_LABEL;
+use council_protocol::queue::QueueOutputs;
 use council_protocol::render::text::Message;
-use council_protocol::stage::{Outputs, StageResult};
+use council_protocol::stage::{Outputs, Stage, StageResult, release};
 
 /// The run: `event` is the one `auto` planned it for, else the request's (`--event`, the
 /// runner's), else (with `--pr`) none.
@@ -29,18 +34,35 @@ pub async fn run(env: &RunEnv, req: &PipelineRequest, event: Option<Event>) -> R
         (None, None, None) => return Err(needs_a_pull_request(command)),
     };
     let clients = Clients::new(env, req, &event)?;
-    let pulls = match select(req, &event, &clients).await? {
+    let selected = select(req, &event, &clients).await?;
+    let q = Queue {
+        env,
+        req,
+        event: &event,
+        clients: &clients,
+    };
+    // The merge queues the event acts on (release only; `--pr` names one pull request).
+    let queues = match req.command == Command::Release && req.pr.is_none() {
+        true => queue::bases_of(&q, matches!(selected, Pulls::Found(_))).await?,
+        false => Vec::new(),
+    };
+    let pulls = match selected {
         Pulls::Found(pulls) => pulls,
-        Pulls::Nothing(why) => return nothing_to_do(env, req.invoked_as, req.json, &why),
+        Pulls::Nothing(why) if queues.is_empty() => {
+            return nothing_to_do(env, req.invoked_as, req.json, &why);
+        }
+        Pulls::Nothing(_) => Vec::new(),
     };
     // Every run writes its outputs: these stand when no pull request gets to `finish`
     // (each one that does writes its own over them).
     env.runner.set_outputs(&Outputs::pending().pairs())?;
     let many = pulls.len() > 1;
     let mut worst = Outcome::Passed;
+    let mut carried: Vec<(Carried, Policy)> = Vec::new();
     for pr in &pulls {
         match run_pr(env, req, &event, &clients, pr).await {
-            Ok(outcome) => worst = worst.worst(outcome),
+            Ok(PrEnd::Finished(outcome)) => worst = worst.worst(outcome),
+            Ok(PrEnd::Queued(c, policy)) => carried.push((*c, *policy)),
             Err(e) if !many => return Err(e),
             // One pull request's error must not keep the others from being decided.
             Err(e) => {
@@ -50,7 +72,57 @@ pub async fn run(env: &RunEnv, req: &PipelineRequest, event: Option<Event>) -> R
             }
         }
     }
+    if carried.is_empty() && queues.is_empty() {
+        return Ok(worst);
+    }
+    let outputs = advance_queues(&q, queues, carried, &mut worst).await;
+    let pairs = [
+        (
+            "queue-status",
+            outputs.status.map_or("", |s| s.as_str()).to_string(),
+        ),
+        ("queue-sha", outputs.sha.unwrap_or_default()),
+    ];
+    if let Err(e) = env.runner.set_outputs(&pairs) {
+        env.runner
+            .annotate(Level::Warning, "council outputs", &e.to_string());
+    }
     Ok(worst)
+}
+
+/// Each queue the event acts on, and the queue of each base release just put a pull
+/// request in line for (its test starts in this run: a label added by the workflow token
+/// starts no workflow). SPEC: the outputs describe the queue commit left in test, else
+/// the one landed last.
+async fn advance_queues(
+    q: &Queue<'_>,
+    mut queues: Vec<(String, Policy)>,
+    carried: Vec<(Carried, Policy)>,
+    worst: &mut Outcome,
+) -> QueueOutputs {
+    for (c, policy) in &carried {
+        if !queues.iter().any(|(b, _)| *b == c.pr.base_ref) {
+            queues.push((c.pr.base_ref.clone(), policy.clone()));
+        }
+    }
+    let mut carried: Vec<Carried> = carried.into_iter().map(|(c, _)| c).collect();
+    let mut outputs = QueueOutputs::default();
+    for (base, policy) in queues {
+        let (mine, rest): (Vec<Carried>, Vec<Carried>) =
+            carried.into_iter().partition(|c| c.pr.base_ref == base);
+        carried = rest;
+        let (ended, said) = queue::advance(q, &base, &policy, mine).await;
+        *worst = worst.worst(ended);
+        outputs = outputs.then(said);
+    }
+    outputs
+}
+
+/// How one pull request's run ended: finished, or (release put it in the merge queue)
+/// handed to the queue's run, which writes its ledger once with the queue's records.
+enum PrEnd {
+    Finished(Outcome),
+    Queued(Box<Carried>, Box<Policy>),
 }
 
 /// The pull requests a run is about, selected here and nowhere else: `--pr N` (read
@@ -107,7 +179,7 @@ async fn run_pr(
     event: &Event,
     clients: &Clients,
     pr: &PullRequest,
-) -> Result<Outcome> {
+) -> Result<PrEnd> {
     let policy = policy_source::load(env, &req.policy, clients.gh.as_ref(), &pr.base_ref).await?;
     let url = env.run_url(&clients.repo);
     // What the ledger and the audit file describe: the pull request as the event had it,
@@ -155,7 +227,7 @@ async fn run_pr(
         if req.json {
             println!("{}", super::run_json::nothing_to_do(req.invoked_as, &why));
         }
-        return Ok(Outcome::Passed);
+        return Ok(PrEnd::Finished(Outcome::Passed));
     }
     let run = PrRun {
         env,
@@ -166,5 +238,43 @@ async fn run_pr(
         gh: clients.gh.as_ref(),
         release: clients.release.as_ref(),
     };
-    Ok(finish(&run, results, unfinished).await)
+    if starts_queue(req, event, &policy, &results) {
+        let reports = perform(&run, &mut results).await;
+        let carried = Carried {
+            pr: subject.clone(),
+            results,
+            reports,
+            unfinished,
+        };
+        return Ok(PrEnd::Queued(Box::new(carried), Box::new(policy)));
+    }
+    Ok(PrEnd::Finished(finish(&run, results, unfinished).await))
+}
+
+/// Whether this pull request's release decision starts its base's merge queue in this
+/// run: release put it in line (a label the workflow token adds starts no workflow), or
+/// the event is the queue's label being added and every gate passes. Not in a dry run,
+/// where nothing is written.
+fn starts_queue(
+    req: &PipelineRequest,
+    event: &Event,
+    policy: &Policy,
+    results: &[StageResult],
+) -> bool {
+    if req.access.dry_run || !policy.queue.enabled {
+        return false;
+    }
+    let Some(release) = results.iter().find(|r| r.stage == Stage::Release) else {
+        return false;
+    };
+    let passed =
+        !release.gates.is_empty() && release.gates.iter().all(|g| g.verdict == Verdict::Pass);
+    let label_added = event.name == "pull_request"
+        && event.action.as_deref() == Some("labeled")
+        && event
+            .payload
+            .pointer("/label/name")
+            .and_then(serde_json::Value::as_str)
+            .is_some_and(|l| l.eq_ignore_ascii_case(QUEUED_LABEL));
+    release::queued(release) || (label_added && passed)
 }

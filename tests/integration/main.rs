@@ -26,6 +26,7 @@ mod hostile;
 mod ledger;
 mod mcp;
 mod messages;
+mod queue;
 mod redaction;
 mod registry;
 mod release;

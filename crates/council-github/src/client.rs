@@ -152,6 +152,8 @@ pub struct GitHub {
     bad_credentials: Mutex<Option<(String, String)>>,
     /// Redacted from every message built from a reply (a proxy may echo the token).
     token: Option<String>,
+    /// GitHub's clock, from the `Date` header of the last reply that had one.
+    server_time: Mutex<Option<chrono::DateTime<chrono::Utc>>>,
     /// `scheme://host:port` of the REST API: the only origin a `Link` is followed to.
     origin: String,
     /// The REST and GraphQL URLs as messages show them (no credentials).
@@ -195,6 +197,7 @@ impl GitHub {
             unreachable: Mutex::new(None),
             bad_credentials: Mutex::new(None),
             token: config.token.clone(),
+            server_time: Mutex::new(None),
             origin: url::Url::parse(&config.api_url)
                 .map(|u| u.origin().ascii_serialization())
                 .unwrap_or_default(),
@@ -211,6 +214,23 @@ impl GitHub {
     /// Write requests (anything but GET and GraphQL queries) sent so far.
     pub fn writes(&self) -> u32 {
         self.writes.load(Ordering::Relaxed)
+    }
+
+    /// GitHub's clock as its last reply dated it (`Date`), when one did: decisions that
+    /// count minutes against times GitHub wrote (a queue commit's age) count by the same
+    /// clock, whatever the runner's says.
+    pub fn server_time(&self) -> Option<chrono::DateTime<chrono::Utc>> {
+        self.server_time.lock().ok().and_then(|t| *t)
+    }
+
+    fn note_date(&self, headers: &HeaderMap) {
+        let date = headers
+            .get(header::DATE)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| chrono::DateTime::parse_from_rfc2822(v).ok());
+        if let (Some(date), Ok(mut slot)) = (date, self.server_time.lock()) {
+            *slot = Some(date.with_timezone(&chrono::Utc));
+        }
     }
 
     pub(super) fn identity_cell(&self) -> &tokio::sync::OnceCell<Option<super::Identity>> {
@@ -367,6 +387,9 @@ impl GitHub {
             }
         })
         .await;
+        if let Ok(reply) = &outcome {
+            self.note_date(&reply.headers);
+        }
         outcome.map_err(|gave_up| {
             let later = if gave_up.last.unreachable {
                 // Which client asked: the GraphQL one has its own URL.

@@ -10,6 +10,7 @@
 pub mod artifact;
 pub mod client;
 pub mod files;
+pub mod git;
 pub mod issue_state;
 pub mod jitter;
 pub mod pulls;

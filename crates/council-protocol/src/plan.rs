@@ -31,8 +31,12 @@ pub fn command_for(event: &Event, registry_issue_set: bool) -> Plan {
         ("check_suite" | "workflow_run", "completed") => Plan::Run(Command::Release),
         ("status", _) => Plan::Run(Command::Release),
         // The release stage's post-merge check: it tells from the push whether it made
-        // the merge.
+        // the merge; and the merge queue of the pushed base, when its policy has one.
         ("push", _) => Plan::Run(Command::Release),
+        // The merge queue's fallback: every base's queue whose policy enables it (the
+        // policy lives on each base, so the run decides; a repository without a queue
+        // has nothing to do).
+        ("schedule", _) => Plan::Run(Command::Release),
         ("issue_comment", "created" | "edited") => Plan::Run(Command::StateGet),
         ("issues", "opened") if registry_issue_set => Plan::Run(Command::Assign),
         ("issues", "opened") => Plan::Nothing(
@@ -102,6 +106,10 @@ mod tests {
         );
         assert_eq!(
             command_for(&event("push", None), false),
+            Plan::Run(Command::Release)
+        );
+        assert_eq!(
+            command_for(&event("schedule", None), false),
             Plan::Run(Command::Release)
         );
         assert_eq!(

@@ -68,7 +68,7 @@ impl Protection {
         }
     }
 
-    fn covers(&self, branch: &str) -> bool {
+    pub fn covers(&self, branch: &str) -> bool {
         Glob::new(&self.branch, true).is_match(branch)
     }
 

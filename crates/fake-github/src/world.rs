@@ -71,6 +71,10 @@ pub struct World {
     pub ci_runs: Vec<CiRun>,
     /// Issue or pull request number → its `labeled` and `unlabeled` events, oldest first.
     pub issue_events: BTreeMap<u64, Vec<IssueEvent>>,
+    /// Pull request number → every move of its head, oldest first: the timeline's
+    /// `committed` items (and `head_ref_force_pushed` for a move that is not a
+    /// fast-forward), which tell a merge queue that a head moved after it was queued.
+    pub head_moves: BTreeMap<u64, Vec<HeadMove>>,
     /// Workflow run id → its jobs.
     pub runs: BTreeMap<u64, Vec<Job>>,
     /// Artifacts the workflow runs uploaded (`audit-PR-<n>`), oldest first: listed by
@@ -233,9 +237,19 @@ impl World {
                 pr.files.clone_from(files);
             }
         }
-        pr.head_sha = sha.to_string();
+        let old = std::mem::replace(&mut pr.head_sha, sha.to_string());
+        let author = pr.author.clone();
         if moved {
-            self.touch(number);
+            let forced = self.graph.contains(&old)
+                && self.graph.contains(sha)
+                && !self.graph.is_ancestor(&old, sha);
+            let at = self.touch(number).unwrap_or_default();
+            self.head_moves.entry(number).or_default().push(HeadMove {
+                sha: sha.to_string(),
+                at,
+                forced,
+                actor: author,
+            });
         }
         moved
     }
@@ -557,6 +571,19 @@ pub struct IssueEvent {
     pub label: String,
     pub actor: String,
     pub created_at: String,
+}
+
+/// A pull request's head moved (a push to its branch): a `committed` item of its
+/// timeline, and a `head_ref_force_pushed` one too when `forced`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeadMove {
+    pub sha: String,
+    /// The world clock's instant of the push.
+    pub at: String,
+    /// Not a fast-forward of the head before.
+    pub forced: bool,
+    /// Who pushed (the pull request's author).
+    pub actor: String,
 }
 
 /// One entry of `GET /pulls/{n}/files`.

@@ -13,6 +13,7 @@ use super::marked_comment::FindError;
 use comments::{Once, Upserted};
 use std::borrow::Cow;
 
+use council_github::git::{Merged, RefWrite};
 use council_github::{ApiError, Comment, GitHub};
 use council_protocol::agent_state::compact::thousands;
 use council_protocol::event::PullRequest;
@@ -42,6 +43,24 @@ pub struct Performed {
     pub warnings: Vec<String>,
     /// The API's own error when the effect failed, for callers that explain it further.
     pub error: Option<ApiError>,
+    /// What GitHub answered to a ref write or merge of the merge queue, when it is one
+    /// the queue's builder tells apart.
+    pub git: Option<GitAnswer>,
+}
+
+/// GitHub's answer to a merge queue's ref write or merge, beyond done or failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GitAnswer {
+    /// `MergeInto` made this merge commit.
+    Merged(String),
+    /// `MergeInto`: the branch already contains the head (204).
+    NothingToMerge,
+    /// `MergeInto`: a merge conflict (409).
+    Conflict,
+    /// `CreateRef`: the branch exists already.
+    Exists,
+    /// `ResetRef`, `FastForward`, `DeleteRef`: there is no such branch.
+    Missing,
 }
 
 impl Performed {
@@ -52,6 +71,7 @@ impl Performed {
             created: false,
             warnings: Vec::new(),
             error: None,
+            git: None,
         }
     }
 }
@@ -62,6 +82,7 @@ struct Applied {
     comment: Option<Comment>,
     created: bool,
     warnings: Vec<String>,
+    git: Option<GitAnswer>,
 }
 
 impl Applied {
@@ -71,6 +92,7 @@ impl Applied {
             comment: None,
             created: false,
             warnings: Vec::new(),
+            git: None,
         }
     }
 
@@ -80,6 +102,14 @@ impl Applied {
             comment: Some(comment),
             created,
             warnings: Vec::new(),
+            git: None,
+        }
+    }
+
+    fn git(result: EffectResult, answer: GitAnswer) -> Applied {
+        Applied {
+            git: Some(answer),
+            ..Applied::result(result)
         }
     }
 }
@@ -142,6 +172,7 @@ impl Executor<'_> {
                 created: applied.created,
                 warnings: applied.warnings,
                 error: None,
+                git: applied.git,
             },
             Err(e) => {
                 let result = self.classify(effect, &e);
@@ -322,16 +353,80 @@ async fn apply(gh: &GitHub, effect: &Effect) -> Result<Applied, Failure> {
                     .value(label),
             ))
         }
-        // The merge queue's ref writes and merges: decided by council_protocol::queue,
-        // not performed by this build yet (no command plans them).
-        Effect::CreateRef { .. }
-        | Effect::ResetRef { .. }
-        | Effect::FastForward { .. }
-        | Effect::DeleteRef { .. }
-        | Effect::MergeInto { .. } => Applied::result(skipped(format!(
-            "not wired yet: would {}; this build does not run the merge queue",
-            effect.describe()
-        ))),
+        // The merge queue's ref writes and merges (council_protocol::queue decides them;
+        // the release token makes them, so that CI runs on what they push).
+        Effect::CreateRef { branch, sha } => match gh.create_branch(branch, sha).await? {
+            RefWrite::Exists => Applied::git(
+                EffectResult::Unchanged(Message::new().text("exists already: ").value(branch)),
+                GitAnswer::Exists,
+            ),
+            _ => Applied::result(done(
+                Message::new()
+                    .text("created ")
+                    .value(branch)
+                    .text(format!(" at {}", short(sha))),
+            )),
+        },
+        Effect::ResetRef { branch, sha } => match gh.move_branch(branch, sha, true).await? {
+            RefWrite::Missing => Applied::git(missing(branch), GitAnswer::Missing),
+            _ => Applied::result(done(
+                Message::new()
+                    .text("pointed ")
+                    .value(branch)
+                    .text(format!(" at {}", short(sha))),
+            )),
+        },
+        Effect::FastForward { branch, sha } => match gh.move_branch(branch, sha, false).await? {
+            RefWrite::Missing => Applied::git(
+                EffectResult::Failed(
+                    Message::new()
+                        .text("not landed: there is no branch ")
+                        .value(branch),
+                ),
+                GitAnswer::Missing,
+            ),
+            _ => Applied::result(done(
+                Message::new()
+                    .text("fast-forwarded ")
+                    .value(branch)
+                    .text(format!(" to {sha}")),
+            )),
+        },
+        Effect::DeleteRef { branch } => match gh.delete_branch(branch).await? {
+            RefWrite::Missing => Applied::git(missing(branch), GitAnswer::Missing),
+            _ => Applied::result(done(Message::new().text("deleted ").value(branch))),
+        },
+        Effect::MergeInto {
+            branch,
+            head,
+            message,
+        } => match gh.merge_into(branch, head, message).await? {
+            Merged::Commit(sha) => Applied::git(
+                done(
+                    Message::new()
+                        .text(format!("merged {} into ", short(head)))
+                        .value(branch)
+                        .text(format!(" as {}", short(&sha))),
+                ),
+                GitAnswer::Merged(sha),
+            ),
+            Merged::NothingToMerge => Applied::git(
+                EffectResult::Unchanged(
+                    Message::new()
+                        .value(branch)
+                        .text(format!(" contains {} already", short(head))),
+                ),
+                GitAnswer::NothingToMerge,
+            ),
+            Merged::Conflict => Applied::git(
+                EffectResult::Pending(
+                    Message::new()
+                        .text(format!("{} conflicts with ", short(head)))
+                        .value(branch),
+                ),
+                GitAnswer::Conflict,
+            ),
+        },
         Effect::Revert(r) => {
             let opened = gh.revert_pull(&r.pull_id, &r.title, &r.body).await?;
             Applied::result(done(
@@ -390,6 +485,10 @@ fn merge_refused(
 
 fn short(sha: &str) -> &str {
     sha.get(..7).unwrap_or(sha)
+}
+
+fn missing(branch: &str) -> EffectResult {
+    EffectResult::Unchanged(Message::new().text("no such branch: ").value(branch))
 }
 
 fn done(message: Message) -> EffectResult {

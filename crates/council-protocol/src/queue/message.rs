@@ -52,6 +52,26 @@ pub fn write(pull: u64, base: &str, base_sha: &str, rest: &[u32]) -> String {
     out
 }
 
+/// The base a queue merge's title names (`Merge #12 into main (merge queue)` → `main`):
+/// how a check on a queue commit finds the queue it belongs to. A hint only: the app
+/// then reads that base's policy and its queue branch, and decides from those. `None`
+/// for any other title, or a name no branch could have.
+pub fn title_base(message: &str) -> Option<&str> {
+    let title = message.lines().next()?;
+    let rest = title.strip_prefix("Merge #")?;
+    let (number, rest) = rest.split_once(" into ")?;
+    if number.is_empty() || !number.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let base = rest.strip_suffix(" (merge queue)")?;
+    let sane = !base.is_empty()
+        && base.chars().count() <= 255
+        && !base
+            .chars()
+            .any(|c| c.is_whitespace() || c.is_control() || crate::chars::is_invisible(c));
+    sane.then_some(base)
+}
+
 /// The note of a queue merge's message; `None` when the message is not one council
 /// writes. Only the last paragraph is read (git's trailer rule).
 pub fn read(message: &str) -> Option<MergeNote> {
@@ -127,6 +147,28 @@ mod tests {
         assert_eq!(read(&plain.replace('\n', "\r\n")).unwrap().pull, 3);
         let signed = format!("{plain}Signed-off-by: A <a@b>\n");
         assert_eq!(read(&signed).unwrap().pull, 3);
+    }
+
+    #[test]
+    fn a_title_names_its_base() {
+        assert_eq!(title_base(&write(12, "main", BASE_SHA, &[])), Some("main"));
+        assert_eq!(
+            title_base(&write(3, "release/2.x", BASE_SHA, &[1])),
+            Some("release/2.x")
+        );
+        for other in [
+            "",
+            "Merge #12 into main",
+            "Merge # into main (merge queue)",
+            "Merge #1x into main (merge queue)",
+            "Merge #1 into  (merge queue)",
+            "Merge #1 into a b (merge queue)",
+            "Merge #1 into a\u{202E}b (merge queue)",
+            "Merge #1 into é\u{7} (merge queue)",
+            "Merge pull request #1 from o/x",
+        ] {
+            assert_eq!(title_base(other), None, "{other:?}");
+        }
     }
 
     #[test]

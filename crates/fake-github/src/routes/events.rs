@@ -1,24 +1,91 @@
 //! `GET /issues/{n}/events` and `GET /issues/{n}/timeline`: the `labeled` and
 //! `unlabeled` events of an issue or pull request, oldest first, recorded when labels
-//! are added or removed through the API or a scene (the only events the fake models).
+//! are added or removed through the API or a scene; the timeline also holds a pull
+//! request's pushes, as GitHub's does: a `committed` item per new head (its committer
+//! date is the push) and a `head_ref_force_pushed` event when the push was not a
+//! fast-forward (that one is an issue event too).
 
 use serde_json::{Value, json};
 
 use super::{Answer, Ctx, Reply, paginate, user};
 use crate::tokens::{Access, Scope};
-use crate::world::{IssueEvent, World, fake_sha};
+use crate::world::{HeadMove, IssueEvent, World, fake_sha};
 
 pub fn list(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
+    items(world, ctx, number, false)
+}
+
+pub fn timeline(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
+    items(world, ctx, number, true)
+}
+
+fn items(world: &mut World, ctx: &Ctx, number: u64, timeline: bool) -> Reply {
     ctx.need(world, Access::Read, &[Scope::Issues, Scope::PullRequests])?;
     world.issue_like(number).ok_or_else(Answer::not_found)?;
-    let events: Vec<Value> = world
+    // (time, order within the time, item): label events and pushes, oldest first.
+    let mut items: Vec<(String, usize, Value)> = world
         .issue_events
         .get(&number)
         .into_iter()
         .flatten()
-        .map(|e| event_json(world, number, e))
+        .enumerate()
+        .map(|(i, e)| (e.created_at.clone(), i, event_json(world, number, e)))
         .collect();
-    Ok(paginate(world, ctx, &events))
+    let moves = world.head_moves.get(&number).into_iter().flatten();
+    for (i, m) in moves.enumerate() {
+        let order = 1_000_000 + 2 * i;
+        if timeline {
+            items.push((m.at.clone(), order, committed_json(world, m)));
+        }
+        if m.forced {
+            items.push((m.at.clone(), order + 1, force_pushed_json(world, number, m)));
+        }
+    }
+    items.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+    let items: Vec<Value> = items.into_iter().map(|(_, _, v)| v).collect();
+    Ok(paginate(world, ctx, &items))
+}
+
+/// A `committed` timeline item: no `id`, `actor` or `created_at`, the commit's own
+/// author and committer instead, as GitHub lists it.
+fn committed_json(world: &World, m: &HeadMove) -> Value {
+    let api = &world.api;
+    let repo = &world.repo;
+    let person = json!({
+        "name": m.actor,
+        "email": format!("{}@users.noreply.github.com", m.actor),
+        "date": m.at,
+    });
+    json!({
+        "event": "committed",
+        "sha": m.sha,
+        "node_id": format!("C_kwDOfake{}", &m.sha[..m.sha.len().min(12)]),
+        "url": format!("{api}/repos/{repo}/git/commits/{}", m.sha),
+        "html_url": format!("https://github.com/{repo}/commit/{}", m.sha),
+        "author": person,
+        "committer": person,
+        "message": "",
+        "parents": [],
+        "verification": {"verified": false, "reason": "unsigned", "signature": null, "payload": null},
+    })
+}
+
+fn force_pushed_json(world: &World, number: u64, m: &HeadMove) -> Value {
+    let api = &world.api;
+    let repo = &world.repo;
+    let id =
+        u64::from_str_radix(&fake_sha(&format!("force {number} {}", m.sha))[..8], 16).unwrap_or(0);
+    json!({
+        "id": id,
+        "node_id": format!("HRFPE_kwDOfake{id:06}"),
+        "url": format!("{api}/repos/{repo}/issues/events/{id}"),
+        "actor": user(&m.actor),
+        "event": "head_ref_force_pushed",
+        "commit_id": m.sha,
+        "commit_url": format!("{api}/repos/{repo}/commits/{}", m.sha),
+        "created_at": m.at,
+        "performed_via_github_app": null,
+    })
 }
 
 fn event_json(world: &World, number: u64, e: &IssueEvent) -> Value {

@@ -16,6 +16,7 @@ mod merges;
 mod pulls;
 pub mod refs;
 mod reviews;
+mod rules;
 #[cfg(test)]
 mod tests;
 mod users;
@@ -423,6 +424,12 @@ fn serve(world: &mut World, ctx: &Ctx) -> Answer {
         }
         answer.delay = fault.delay;
     }
+    // GitHub dates every answer; the world clock is the fake's "now" (a merge queue's
+    // timeout counts by GitHub's clock, not the runner's).
+    if answer.header_value("date").is_none() {
+        let now = world.clock_now();
+        answer = answer.header("date", &http_date(now));
+    }
     world
         .counts
         .add(crate::log::route(&ctx.method, &ctx.segments, op));
@@ -500,7 +507,12 @@ fn repository(world: &mut World, ctx: &Ctx, rest: &[&str]) -> Reply {
         ("PATCH", ["git", "refs", path @ ..]) => refs::update(world, ctx, &path.join("/")),
         ("DELETE", ["git", "refs", path @ ..]) => refs::delete(world, ctx, &path.join("/")),
         ("POST", ["merges"]) => merges::merge(world, ctx),
-        ("GET", ["issues", n, "events" | "timeline"]) => events::list(world, ctx, number(n)?),
+        ("GET", ["issues", n, "events"]) => events::list(world, ctx, number(n)?),
+        ("GET", ["issues", n, "timeline"]) => events::timeline(world, ctx, number(n)?),
+        ("GET", ["rules", "branches", branch @ ..]) if !branch.is_empty() => {
+            rules::for_branch(world, ctx, &branch.join("/"))
+        }
+        ("GET", ["rulesets", id]) => rules::ruleset(world, ctx, id),
         ("GET", ["actions", "runs", id, "jobs"]) => actions::jobs(world, ctx, number(id)?),
         ("GET", ["actions", "artifacts"]) => actions::artifacts(world, ctx),
         ("GET", ["actions", "artifacts", id, "zip"]) => {
@@ -517,6 +529,14 @@ fn repository(world: &mut World, ctx: &Ctx, rest: &[&str]) -> Reply {
         ("DELETE", ["issues", n, "labels", name]) => labels::remove(world, ctx, number(n)?, name),
         _ => Err(Answer::not_found()),
     }
+}
+
+/// Seconds since 1970 as HTTP writes a date (RFC 7231's IMF-fixdate, always GMT).
+pub fn http_date(seconds: i64) -> String {
+    chrono::DateTime::from_timestamp(seconds, 0)
+        .unwrap_or_default()
+        .format("%a, %d %b %Y %H:%M:%S GMT")
+        .to_string()
 }
 
 /// A user object as REST embeds it (`type` tells bots from users).

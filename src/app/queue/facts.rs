@@ -1,0 +1,326 @@
+//! What one queue run reads, all of it from GitHub now ([`QueueFacts`]): the base's head
+//! and whether a ruleset makes it require linear history, the release token's identity,
+//! the open pull requests into the base that carry the queue label (each one's timeline:
+//! when the label was last added, whether its head moved since), the queue branch, the
+//! first-parent walk from its commit and the checks on it, and the pull requests its
+//! merges name. "Now" is GitHub's clock (the `Date` of its answers), which dated the
+//! queue commit: the timeout counts on one clock.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use super::Queue;
+use council_github::GitHub;
+use council_github::git::{CommitChecks, CommitInfo, TimelineItem};
+use council_protocol::error::{Error, Result};
+use council_protocol::event::PullRequest;
+use council_protocol::gates::release::{CheckFact, CheckKind, CheckState, Pipeline};
+use council_protocol::policy::Policy;
+use council_protocol::policy::queue::{MAX_BATCH, QUEUED_LABEL};
+use council_protocol::queue::{
+    BaseFacts, CommitFact, PrState, QueueBranch, QueueFacts, QueuedPr, next_in_chain,
+};
+
+/// The facts, and the pull requests they name in the shape the release stage and the
+/// ledger take.
+pub struct Read {
+    pub facts: QueueFacts,
+    pub pulls: BTreeMap<u64, PullRequest>,
+}
+
+pub async fn read(q: &Queue<'_>, base: &str, policy: &Policy) -> Result<Read> {
+    let gh = q.clients.gh.as_ref().ok_or_else(|| {
+        Error::no_token("the merge queue reads its pull requests and branches through the API")
+    })?;
+    let base_sha = gh.branch_head(base).await?.ok_or_else(|| {
+        Error::Api(format!(
+            "the merge queue's base `{base}` is not a branch of {}",
+            q.clients.repo
+        ))
+    })?;
+    let linear_history = linear_history(gh, base).await?;
+    let release_login = match q.clients.release.as_ref() {
+        None => None,
+        Some(release) => Some(
+            release
+                .identity()
+                .await
+                .ok_or_else(|| {
+                    Error::Api(
+                        "the release token's identity could not be read: the queue lands only \
+                         commits that identity made, so it does not run"
+                            .to_string(),
+                    )
+                })?
+                .login,
+        ),
+    };
+    let mut pulls = BTreeMap::new();
+    let mut queued = Vec::new();
+    for value in gh.open_pulls_into(base).await? {
+        let pr = PullRequest::from_api(&value, "GET /pulls")?;
+        if !pr
+            .labels
+            .iter()
+            .any(|l| l.eq_ignore_ascii_case(QUEUED_LABEL))
+        {
+            continue;
+        }
+        let timeline = gh.timeline(pr.number).await?;
+        let (queued_at, head_moved) = label_time(&timeline);
+        queued.push(QueuedPr {
+            number: pr.number,
+            head_sha: pr.head_sha.clone(),
+            state: PrState::Open,
+            labels: pr.labels.clone(),
+            queued_at,
+            head_moved,
+            verdict: None,
+        });
+        pulls.insert(pr.number, pr);
+    }
+    let branch_name = policy.queue.branch(base);
+    let branch = match gh.branch_head(&branch_name).await? {
+        None => None,
+        Some(tip) => Some(queue_branch(q, gh, &tip).await?),
+    };
+    // The pull requests the queue commit's merges name that are not in line (closed,
+    // merged, unlabelled, retargeted): the plan tells from them why a merge no longer
+    // belongs there.
+    let named: Vec<u64> = branch
+        .iter()
+        .flat_map(|b| b.chain.links.iter().filter_map(|l| l.note.as_ref()))
+        .map(|n| n.pull)
+        .filter(|n| !pulls.contains_key(n))
+        .collect();
+    for number in named {
+        let value = match gh.get_pull(number).await {
+            Ok(value) => value,
+            Err(council_github::ApiError::NotFound { .. }) => continue,
+            Err(e) => return Err(e.into()),
+        };
+        let pr = PullRequest::from_api(&value, &format!("GET /pulls/{number}"))?;
+        queued.push(QueuedPr {
+            number,
+            head_sha: pr.head_sha.clone(),
+            state: state_of(&value, &pr),
+            labels: pr.labels.clone(),
+            queued_at: None,
+            head_moved: false,
+            verdict: None,
+        });
+        pulls.insert(number, pr);
+    }
+    let now = gh.server_time().unwrap_or_else(Utc::now);
+    Ok(Read {
+        facts: QueueFacts {
+            repository_url: format!("{}/{}", q.env.endpoints.server_url, q.clients.repo),
+            base: BaseFacts {
+                name: base.to_string(),
+                sha: base_sha,
+                linear_history,
+            },
+            release_login,
+            pulls: queued,
+            branch,
+            now,
+        },
+        pulls,
+    })
+}
+
+/// A ruleset rule that makes the base require linear history, named; `None` when the
+/// rules say nothing of it (classic branch protection is not readable without admin: its
+/// refusal of the fast-forward names it instead).
+async fn linear_history(gh: &GitHub, base: &str) -> Result<Option<String>> {
+    let rules = gh.branch_rules(base).await?;
+    let Some(rule) = rules.iter().find(|r| r.kind == "required_linear_history") else {
+        return Ok(None);
+    };
+    let ruleset = match rule.ruleset_id {
+        Some(id) => match gh.ruleset_name(id).await {
+            Some(name) => format!("ruleset \"{name}\""),
+            None => format!("ruleset {id}"),
+        },
+        None => "a ruleset".to_string(),
+    };
+    Ok(Some(format!("{ruleset}: Require linear history")))
+}
+
+/// When the queue label was last added, and whether the head moved after that (a push
+/// or a force-push dated later), from the pull request's timeline.
+pub fn label_time(timeline: &[TimelineItem]) -> (Option<DateTime<Utc>>, bool) {
+    let queued_at = timeline
+        .iter()
+        .filter(|i| i.event == "labeled")
+        .filter(|i| {
+            i.label
+                .as_deref()
+                .is_some_and(|l| l.eq_ignore_ascii_case(QUEUED_LABEL))
+        })
+        .filter_map(|i| time(i.at.as_deref()))
+        .max();
+    let Some(at) = queued_at else {
+        return (None, false);
+    };
+    let moved = timeline
+        .iter()
+        .filter(|i| matches!(i.event.as_str(), "committed" | "head_ref_force_pushed"))
+        .filter_map(|i| time(i.at.as_deref()))
+        .any(|t| t > at);
+    (Some(at), moved)
+}
+
+fn time(text: Option<&str>) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(text?)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}
+
+fn state_of(value: &Value, pr: &PullRequest) -> PrState {
+    let merged = value.get("merged_at").is_some_and(|v| !v.is_null())
+        || value.get("merged").and_then(Value::as_bool) == Some(true);
+    match (merged, pr.state.as_str()) {
+        (true, _) => PrState::Merged,
+        (false, "open") => PrState::Open,
+        _ => PrState::Closed,
+    }
+}
+
+/// The queue branch at `tip`: the first-parent walk down council's merges (at most a
+/// batch's worth) and the checks on its commit.
+async fn queue_branch(q: &Queue<'_>, gh: &GitHub, tip: &str) -> Result<QueueBranch> {
+    let mut walk = vec![commit_fact(gh.commit_info(tip).await?)];
+    while walk.len() < MAX_BATCH as usize {
+        let Some(parent) = walk.last().and_then(next_in_chain).map(str::to_string) else {
+            break;
+        };
+        walk.push(commit_fact(gh.commit_info(&parent).await?));
+    }
+    let checks = gh.commit_checks(tip).await?;
+    let pipeline = pipeline(q, gh, tip, checks).await;
+    QueueBranch::from_commits(&walk, pipeline)
+        .ok_or_else(|| Error::Api(format!("the queue branch's commit {tip} could not be read")))
+}
+
+fn commit_fact(info: CommitInfo) -> CommitFact {
+    CommitFact {
+        verified_committer: info.made_by().map(str::to_string),
+        committed_at: time(Some(&info.committed_at)).unwrap_or_else(Utc::now),
+        sha: info.sha,
+        parents: info.parents,
+        message: info.message,
+    }
+}
+
+/// The checks on the queue commit as the gates read them, this run's own job left out
+/// (it would wait for itself) when a GitHub Actions check is still running there.
+async fn pipeline(q: &Queue<'_>, gh: &GitHub, sha: &str, read: CommitChecks) -> Pipeline {
+    let running_actions = read
+        .runs
+        .iter()
+        .any(|r| r.app_slug() == "github-actions" && !r.status.eq_ignore_ascii_case("completed"));
+    let (own_ids, own_unknown) = match running_actions {
+        true => own_jobs(q, gh).await,
+        false => (Vec::new(), None),
+    };
+    let mut checks = Vec::new();
+    let mut own = Vec::new();
+    for run in &read.runs {
+        let fact = CheckFact {
+            name: run.name.clone(),
+            kind: CheckKind::Run,
+            state: CheckState::of_check_run(&run.status, run.conclusion.as_deref()),
+            id: Some(run.id),
+            url: run.details_url.clone().or_else(|| run.html_url.clone()),
+        };
+        match own_ids.contains(&run.id) {
+            true => own.push(fact),
+            false => checks.push(fact),
+        }
+    }
+    checks.extend(read.statuses.iter().map(|s| CheckFact {
+        name: s.context.clone(),
+        kind: CheckKind::Status,
+        state: CheckState::of_status(&s.state),
+        id: None,
+        url: s.target_url.clone(),
+    }));
+    Pipeline {
+        sha: sha.to_string(),
+        merge_commit: false,
+        checks,
+        own,
+        own_unknown,
+        complete: read.complete,
+    }
+}
+
+/// This workflow run's running jobs named as this step's job: their check runs.
+async fn own_jobs(q: &Queue<'_>, gh: &GitHub) -> (Vec<u64>, Option<String>) {
+    let env = q.env;
+    if !env.in_actions || env.run.run_id == "local" {
+        return (Vec::new(), None);
+    }
+    match gh.run_jobs(&env.run.run_id).await {
+        Ok(jobs) => {
+            let key = env.run.job.as_str();
+            let ids = jobs
+                .iter()
+                .filter(|j| !j.status.eq_ignore_ascii_case("completed"))
+                .filter(|j| j.name == key || j.name.starts_with(&format!("{key} (")))
+                .filter_map(|j| j.check_run_id())
+                .collect();
+            (ids, None)
+        }
+        Err(e) => (
+            Vec::new(),
+            Some(format!(
+                "this run's jobs could not be read ({e}); grant `actions: read`"
+            )),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(event: &str, label: Option<&str>, at: &str) -> TimelineItem {
+        TimelineItem {
+            event: event.into(),
+            label: label.map(str::to_string),
+            at: Some(at.into()),
+        }
+    }
+
+    #[test]
+    fn the_last_label_counts_and_a_later_push_moves_the_head() {
+        let q = QUEUED_LABEL;
+        let timeline = [
+            item("committed", None, "2026-01-01T09:00:00Z"),
+            item("labeled", Some(q), "2026-01-01T10:00:00Z"),
+            item("unlabeled", Some(q), "2026-01-01T10:30:00Z"),
+            item("labeled", Some("Council:Queued"), "2026-01-01T11:00:00Z"),
+            item("labeled", Some("bug"), "2026-01-01T12:00:00Z"),
+        ];
+        let (at, moved) = label_time(&timeline);
+        assert_eq!(at, time(Some("2026-01-01T11:00:00Z")));
+        assert!(!moved);
+        let mut pushed = timeline.to_vec();
+        pushed.push(item("committed", None, "2026-01-01T11:00:01Z"));
+        assert!(label_time(&pushed).1);
+        let mut forced = timeline.to_vec();
+        forced.push(item("head_ref_force_pushed", None, "2026-01-01T11:05:00Z"));
+        assert!(label_time(&forced).1);
+        // Pushed in the same second as the label: not after it.
+        let mut same = timeline.to_vec();
+        same.push(item("committed", None, "2026-01-01T11:00:00Z"));
+        assert!(!label_time(&same).1);
+        assert_eq!(label_time(&[]), (None, false));
+        let garbled = [item("labeled", Some(q), "yesterday")];
+        assert_eq!(label_time(&garbled), (None, false));
+    }
+}
