@@ -41,17 +41,22 @@ pub async fn run(env: &RunEnv, req: &PipelineRequest, event: Option<Event>) -> R
         event: &event,
         clients: &clients,
     };
-    // The merge queues the event acts on (release only; `--pr` names one pull request).
-    let queues = match req.command == Command::Release && req.pr.is_none() {
-        true => queue::bases_of(&q, matches!(selected, Pulls::Found(_))).await?,
-        false => Vec::new(),
-    };
+    // The merge queues the event acts on (release only; `--pr` names one pull request),
+    // asked after the pull requests' own runs so that a base's policy is read once.
+    let queue_run = req.command == Command::Release && req.pr.is_none();
+    let mut policies = Policies::new();
     let pulls = match selected {
         Pulls::Found(pulls) => pulls,
-        Pulls::Nothing(why) if queues.is_empty() => {
-            return nothing_to_do(env, req.invoked_as, req.json, &why);
+        Pulls::Nothing(why) => {
+            let queues = match queue_run {
+                true => queue::bases_of(&q, false, &mut policies).await?,
+                false => Vec::new(),
+            };
+            if queues.is_empty() {
+                return nothing_to_do(env, req.invoked_as, req.json, &why);
+            }
+            Vec::new()
         }
-        Pulls::Nothing(_) => Vec::new(),
     };
     // Every run writes its outputs: these stand when no pull request gets to `finish`
     // (each one that does writes its own over them).
@@ -60,7 +65,7 @@ pub async fn run(env: &RunEnv, req: &PipelineRequest, event: Option<Event>) -> R
     let mut worst = Outcome::Passed;
     let mut carried: Vec<(Carried, Policy)> = Vec::new();
     for pr in &pulls {
-        match run_pr(env, req, &event, &clients, pr).await {
+        match run_pr(env, req, &event, &clients, pr, &mut policies).await {
             Ok(PrEnd::Finished(outcome)) => worst = worst.worst(outcome),
             Ok(PrEnd::Queued(c, policy)) => carried.push((*c, *policy)),
             Err(e) if !many => return Err(e),
@@ -72,6 +77,10 @@ pub async fn run(env: &RunEnv, req: &PipelineRequest, event: Option<Event>) -> R
             }
         }
     }
+    let queues = match queue_run {
+        true => queue::bases_of(&q, !pulls.is_empty(), &mut policies).await?,
+        false => Vec::new(),
+    };
     if carried.is_empty() && queues.is_empty() {
         return Ok(worst);
     }
@@ -117,6 +126,9 @@ async fn advance_queues(
     }
     outputs
 }
+
+/// The policies read in this run, by base branch: each is read once.
+pub(super) type Policies = std::collections::BTreeMap<String, Policy>;
 
 /// How one pull request's run ended: finished, or (release put it in the merge queue)
 /// handed to the queue's run, which writes its ledger once with the queue's records.
@@ -179,8 +191,17 @@ async fn run_pr(
     event: &Event,
     clients: &Clients,
     pr: &PullRequest,
+    policies: &mut Policies,
 ) -> Result<PrEnd> {
-    let policy = policy_source::load(env, &req.policy, clients.gh.as_ref(), &pr.base_ref).await?;
+    let policy = match policies.get(&pr.base_ref) {
+        Some(policy) => policy.clone(),
+        None => {
+            let policy =
+                policy_source::load(env, &req.policy, clients.gh.as_ref(), &pr.base_ref).await?;
+            policies.insert(pr.base_ref.clone(), policy.clone());
+            policy
+        }
+    };
     let url = env.run_url(&clients.repo);
     // What the ledger and the audit file describe: the pull request as the event had it,
     // or as a stage read it at decision time.

@@ -244,7 +244,9 @@ impl World {
                 && self.graph.contains(sha)
                 && !self.graph.is_ancestor(&old, sha);
             let at = self.touch(number).unwrap_or_default();
+            let seq = self.next_number_id();
             self.head_moves.entry(number).or_default().push(HeadMove {
+                seq,
                 sha: sha.to_string(),
                 at,
                 forced,
@@ -577,6 +579,9 @@ pub struct IssueEvent {
 /// timeline, and a `head_ref_force_pushed` one too when `forced`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeadMove {
+    /// Where it falls among the issue's events (ids and this come from one counter):
+    /// the timeline lists what happened in the order it happened.
+    pub seq: u64,
     pub sha: String,
     /// The world clock's instant of the push.
     pub at: String,

@@ -12,6 +12,8 @@
 //!
 //! A base counts only when its own policy (read from it, as always) has `queue.enabled`.
 
+use std::collections::BTreeMap;
+
 use serde_json::Value;
 
 use super::Queue;
@@ -24,7 +26,11 @@ use council_protocol::queue::message;
 
 /// The bases whose queue the event acts on, each with its policy. `found_open`: the
 /// event's commit is an open pull request's head (then it is not a queue commit).
-pub async fn bases_of(q: &Queue<'_>, found_open: bool) -> Result<Vec<(String, Policy)>> {
+pub async fn bases_of(
+    q: &Queue<'_>,
+    found_open: bool,
+    policies: &mut BTreeMap<String, Policy>,
+) -> Result<Vec<(String, Policy)>> {
     let event = q.event;
     let candidates: Vec<String> = match event.name.as_str() {
         "check_suite" | "workflow_run" | "status" if !found_open => of_commit(q).await?,
@@ -37,8 +43,15 @@ pub async fn bases_of(q: &Queue<'_>, found_open: bool) -> Result<Vec<(String, Po
         if bases.iter().any(|(b, _): &(String, Policy)| *b == base) {
             continue;
         }
-        let policy =
-            policy_source::load(q.env, &q.req.policy, q.clients.gh.as_ref(), &base).await?;
+        let policy = match policies.get(&base) {
+            Some(policy) => policy.clone(),
+            None => {
+                let policy =
+                    policy_source::load(q.env, &q.req.policy, q.clients.gh.as_ref(), &base).await?;
+                policies.insert(base.clone(), policy.clone());
+                policy
+            }
+        };
         let queue = &policy.queue;
         let own_branch =
             base.starts_with(&queue.branch_prefix) || base.starts_with(&queue.build_branch(""));
@@ -67,10 +80,20 @@ async fn of_commit(q: &Queue<'_>) -> Result<Vec<String>> {
             bases.push(base.to_string());
         }
     }
+    // The commit's own message: council's queue merges name their base. A payload
+    // whose commit is the event's carries it (no request); else it is read.
+    if let Some(message) = payload_message(event, &sha) {
+        if let Some(base) = message::read(&message)
+            .and(message::title_base(&message))
+            .map(str::to_string)
+        {
+            bases.insert(0, base);
+        }
+        return Ok(bases);
+    }
     let Some(gh) = q.clients.gh.as_ref() else {
         return Ok(bases);
     };
-    // The commit's own message: council's queue merges name their base.
     match gh.commit_info(&sha).await {
         Ok(commit) => {
             if let Some(base) = queue_base(&commit) {
@@ -82,6 +105,27 @@ async fn of_commit(q: &Queue<'_>) -> Result<Vec<String>> {
         Err(e) => return Err(e.into()),
     }
     Ok(bases)
+}
+
+/// The message of the event's commit as the payload carries it, when the payload names
+/// that very commit (`head_commit.id`, a status's `commit.sha`).
+fn payload_message(event: &council_protocol::event::Event, sha: &str) -> Option<String> {
+    let (id, message) = match event.name.as_str() {
+        "check_suite" => (
+            "/check_suite/head_commit/id",
+            "/check_suite/head_commit/message",
+        ),
+        "workflow_run" => (
+            "/workflow_run/head_commit/id",
+            "/workflow_run/head_commit/message",
+        ),
+        _ => ("/commit/sha", "/commit/commit/message"),
+    };
+    let payload = &event.payload;
+    (payload.pointer(id).and_then(Value::as_str) == Some(sha))
+        .then(|| payload.pointer(message).and_then(Value::as_str))
+        .flatten()
+        .map(str::to_string)
 }
 
 fn queue_base(commit: &CommitInfo) -> Option<String> {

@@ -25,7 +25,10 @@ const MAX_STEPS: usize = 200;
 pub struct Run {
     /// Ledger entries decided, each for its pull request, in order.
     pub records: Vec<QueueRecord>,
+    /// What the run did to the queue (`queue-status`, `queue-sha`).
     pub outputs: QueueOutputs,
+    /// What it found and left alone: a queue commit still in test.
+    pub waiting: QueueOutputs,
     pub notes: Vec<Message>,
     pub warnings: Vec<Message>,
     /// Every write and what became of it, for the summary.
@@ -77,9 +80,12 @@ pub async fn perform(q: &Queue<'_>, plan: QueuePlan, run: &mut Run) -> bool {
         effect_done(&executor, effect, run).await;
     }
     run.records.extend(plan.records);
-    // A landing's outputs are what became of it (landed, or still in test).
-    if !matches!(plan.action, Action::Land(_)) {
-        run.outputs = std::mem::take(&mut run.outputs).then(plan.outputs);
+    // A landing's outputs are what became of it (landed, or still in test); a wait's
+    // say only what the run found.
+    match plan.action {
+        Action::Land(_) => {}
+        Action::Wait { .. } => run.waiting = plan.outputs.clone(),
+        _ => run.outputs = std::mem::take(&mut run.outputs).then(plan.outputs.clone()),
     }
     match plan.action {
         Action::Idle => false,

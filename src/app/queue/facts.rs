@@ -81,6 +81,28 @@ pub async fn read(q: &Queue<'_>, base: &str, policy: &Policy) -> Result<Read> {
         });
         pulls.insert(pr.number, pr);
     }
+    // Closed lately with the label still on (not merged: a landed pull request keeps
+    // it): they leave the queue, with a note (one page, the most recently closed).
+    for value in gh.recently_closed_into(base).await? {
+        let pr = PullRequest::from_api(&value, "GET /pulls?state=closed")?;
+        let labelled = pr
+            .labels
+            .iter()
+            .any(|l| l.eq_ignore_ascii_case(QUEUED_LABEL));
+        if !labelled || state_of(&value, &pr) != PrState::Closed || pulls.contains_key(&pr.number) {
+            continue;
+        }
+        queued.push(QueuedPr {
+            number: pr.number,
+            head_sha: pr.head_sha.clone(),
+            state: PrState::Closed,
+            labels: pr.labels.clone(),
+            queued_at: None,
+            head_moved: false,
+            verdict: None,
+        });
+        pulls.insert(pr.number, pr);
+    }
     let branch_name = policy.queue.branch(base);
     let branch = match gh.branch_head(&branch_name).await? {
         None => None,
@@ -149,28 +171,24 @@ async fn linear_history(gh: &GitHub, base: &str) -> Result<Option<String>> {
     Ok(Some(format!("{ruleset}: Require linear history")))
 }
 
-/// When the queue label was last added, and whether the head moved after that (a push
-/// or a force-push dated later), from the pull request's timeline.
+/// When the queue label was last added, and whether the head moved after that: a push
+/// or a force-push listed after it (the timeline lists what happened in order; a
+/// commit's own date is whatever its author's clock said).
 pub fn label_time(timeline: &[TimelineItem]) -> (Option<DateTime<Utc>>, bool) {
-    let queued_at = timeline
-        .iter()
-        .filter(|i| i.event == "labeled")
-        .filter(|i| {
-            i.label
+    let last = timeline.iter().rposition(|i| {
+        i.event == "labeled"
+            && i.label
                 .as_deref()
                 .is_some_and(|l| l.eq_ignore_ascii_case(QUEUED_LABEL))
-        })
-        .filter_map(|i| time(i.at.as_deref()))
-        .max();
-    let Some(at) = queued_at else {
+    });
+    let Some(last) = last else {
         return (None, false);
     };
     let moved = timeline
         .iter()
-        .filter(|i| matches!(i.event.as_str(), "committed" | "head_ref_force_pushed"))
-        .filter_map(|i| time(i.at.as_deref()))
-        .any(|t| t > at);
-    (Some(at), moved)
+        .skip(last + 1)
+        .any(|i| matches!(i.event.as_str(), "committed" | "head_ref_force_pushed"));
+    (time(timeline[last].at.as_deref()), moved)
 }
 
 fn time(text: Option<&str>) -> Option<DateTime<Utc>> {
@@ -297,11 +315,12 @@ mod tests {
     }
 
     #[test]
-    fn the_last_label_counts_and_a_later_push_moves_the_head() {
+    fn the_last_label_counts_and_a_push_listed_after_it_moves_the_head() {
         let q = QUEUED_LABEL;
         let timeline = [
             item("committed", None, "2026-01-01T09:00:00Z"),
             item("labeled", Some(q), "2026-01-01T10:00:00Z"),
+            item("committed", None, "2026-01-01T10:10:00Z"),
             item("unlabeled", Some(q), "2026-01-01T10:30:00Z"),
             item("labeled", Some("Council:Queued"), "2026-01-01T11:00:00Z"),
             item("labeled", Some("bug"), "2026-01-01T12:00:00Z"),
@@ -309,18 +328,19 @@ mod tests {
         let (at, moved) = label_time(&timeline);
         assert_eq!(at, time(Some("2026-01-01T11:00:00Z")));
         assert!(!moved);
+        // Listed after the label, whatever date the commit carries.
         let mut pushed = timeline.to_vec();
-        pushed.push(item("committed", None, "2026-01-01T11:00:01Z"));
+        pushed.push(item("committed", None, "2020-01-01T00:00:00Z"));
         assert!(label_time(&pushed).1);
         let mut forced = timeline.to_vec();
         forced.push(item("head_ref_force_pushed", None, "2026-01-01T11:05:00Z"));
         assert!(label_time(&forced).1);
-        // Pushed in the same second as the label: not after it.
-        let mut same = timeline.to_vec();
-        same.push(item("committed", None, "2026-01-01T11:00:00Z"));
-        assert!(!label_time(&same).1);
         assert_eq!(label_time(&[]), (None, false));
-        let garbled = [item("labeled", Some(q), "yesterday")];
-        assert_eq!(label_time(&garbled), (None, false));
+        // A label whose time cannot be read still places the pushes after it.
+        let garbled = [
+            item("labeled", Some(q), "yesterday"),
+            item("committed", None, "x"),
+        ];
+        assert_eq!(label_time(&garbled), (None, true));
     }
 }

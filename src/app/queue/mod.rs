@@ -24,7 +24,7 @@ use crate::runner::Level;
 use council_protocol::error::{Error, Outcome};
 use council_protocol::event::{Event, PullRequest};
 use council_protocol::policy::Policy;
-use council_protocol::queue::{QueueOutputs, QueueRecord, plan};
+use council_protocol::queue::{QueueOutputs, QueueRecord, QueueStatus, plan};
 use council_protocol::render::text::Message;
 use council_protocol::stage::{EffectReport, StageResult};
 
@@ -79,11 +79,35 @@ pub async fn advance(
             break;
         }
     }
+    run.outputs = outputs(&run, &carried);
     tell(q, base, &run);
     let mut outcome = run.outcome();
     let written = ledgers::write(q, read.as_ref(), &run.records, carried, &run.outputs).await;
     outcome = outcome.worst(written);
     (outcome, run.outputs)
+}
+
+/// `queue-status`/`queue-sha` of the run: what it did to the queue (a test started, a
+/// landing, a dequeue), else a pull request it put in line, else the test it found
+/// still running.
+fn outputs(run: &drive::Run, carried: &[Carried]) -> QueueOutputs {
+    let queued = carried.iter().any(|c| {
+        c.reports
+            .iter()
+            .flatten()
+            .any(|r| r.action == "action:enqueue" && r.in_place())
+    });
+    let queued = match queued {
+        true => QueueOutputs::of(QueueStatus::Queued, None),
+        false => QueueOutputs::default(),
+    };
+    if run.outputs.status.is_some() {
+        queued.then(run.outputs.clone())
+    } else if queued.status.is_some() {
+        queued
+    } else {
+        run.waiting.clone()
+    }
 }
 
 /// The queue run's own part of what the user sees: its notes and warnings, a set-up

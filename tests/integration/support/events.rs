@@ -64,6 +64,9 @@ impl Events for FakeGitHub {
             .map(|(name, head)| json!({"name": name, "commit": {"sha": head}, "protected": false}))
             .collect();
         event["branches"] = branches.into();
+        if let Some(c) = w.graph.get(sha) {
+            event["commit"]["commit"]["message"] = c.message.clone().into();
+        }
         event
     }
 
@@ -79,6 +82,10 @@ impl Events for FakeGitHub {
         suite["head_sha"] = sha.into();
         suite["after"] = sha.into();
         suite["pull_requests"] = json!([]);
+        head_commit(self, &mut suite["head_commit"], sha);
+        if let Some(branch) = branch_at(self, sha) {
+            suite["head_branch"] = branch.into();
+        }
         event
     }
 
@@ -91,6 +98,7 @@ impl Events for FakeGitHub {
         run["conclusion"] = conclusion.into();
         run["event"] = "push".into();
         run["pull_requests"] = json!([]);
+        head_commit(self, &mut run["head_commit"], sha);
         event
     }
 
@@ -106,6 +114,24 @@ impl Events for FakeGitHub {
         event["head_commit"]["id"] = after.into();
         event
     }
+}
+
+/// The payload's commit made the world's commit `sha` (its id and, when the world built
+/// it, its message), as GitHub fills it: a payload names one commit throughout.
+fn head_commit(gh: &FakeGitHub, commit: &mut Value, sha: &str) {
+    commit["id"] = sha.into();
+    if let Some(c) = lock(&gh.world).graph.get(sha) {
+        commit["message"] = c.message.clone().into();
+    }
+}
+
+/// The branch whose head `sha` is, when one is (a check suite names the pushed branch).
+fn branch_at(gh: &FakeGitHub, sha: &str) -> Option<String> {
+    lock(&gh.world)
+        .branches
+        .iter()
+        .find(|(_, head)| *head == sha)
+        .map(|(name, _)| name.clone())
 }
 
 /// The world's pull request `number` as REST returns it.

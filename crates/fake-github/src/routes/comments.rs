@@ -28,7 +28,18 @@ pub fn create(world: &mut World, ctx: &Ctx, issue: u64) -> Reply {
     world.next_id += 1;
     let id = world.next_id;
     let login = ctx.login(world);
-    let c = comment(&world.repo, id, issue, &login, text);
+    let mut c = comment(&world.repo, id, issue, &login, text);
+    // Made now, on the world clock, and after every comment before it (seeded ones are
+    // dated by their ids): the clock does not leap to a made-up time.
+    let newest = world
+        .comments
+        .iter()
+        .filter_map(|c| c["created_at"].as_str().and_then(parse_time))
+        .max()
+        .unwrap_or(i64::MIN);
+    let now = world.tick_after(newest);
+    c["created_at"] = now.clone().into();
+    c["updated_at"] = now.into();
     let created = c["created_at"].as_str().and_then(parse_time);
     world.comments.push(c.clone());
     world.touch_after(issue, created.unwrap_or(i64::MIN));

@@ -22,27 +22,26 @@ pub fn timeline(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
 fn items(world: &mut World, ctx: &Ctx, number: u64, timeline: bool) -> Reply {
     ctx.need(world, Access::Read, &[Scope::Issues, Scope::PullRequests])?;
     world.issue_like(number).ok_or_else(Answer::not_found)?;
-    // (time, order within the time, item): label events and pushes, oldest first.
-    let mut items: Vec<(String, usize, Value)> = world
+    // Label events and pushes in the order they happened (one counter numbers both; a
+    // scene may date a label back, but it happened when the scene added it).
+    let mut items: Vec<(u64, Value)> = world
         .issue_events
         .get(&number)
         .into_iter()
         .flatten()
-        .enumerate()
-        .map(|(i, e)| (e.created_at.clone(), i, event_json(world, number, e)))
+        .map(|e| (2 * e.id, event_json(world, number, e)))
         .collect();
     let moves = world.head_moves.get(&number).into_iter().flatten();
-    for (i, m) in moves.enumerate() {
-        let order = 1_000_000 + 2 * i;
+    for m in moves {
         if timeline {
-            items.push((m.at.clone(), order, committed_json(world, m)));
+            items.push((2 * m.seq, committed_json(world, m)));
         }
         if m.forced {
-            items.push((m.at.clone(), order + 1, force_pushed_json(world, number, m)));
+            items.push((2 * m.seq + 1, force_pushed_json(world, number, m)));
         }
     }
-    items.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
-    let items: Vec<Value> = items.into_iter().map(|(_, _, v)| v).collect();
+    items.sort_by_key(|(seq, _)| *seq);
+    let items: Vec<Value> = items.into_iter().map(|(_, v)| v).collect();
     Ok(paginate(world, ctx, &items))
 }
 
