@@ -109,6 +109,7 @@ async fn advance_queues(
     carried: Vec<(Carried, Policy)>,
     worst: &mut Outcome,
 ) -> QueueOutputs {
+    let from_event = queues.len();
     for (c, policy) in &carried {
         if !queues.iter().any(|(b, _)| *b == c.pr.base_ref) {
             queues.push((c.pr.base_ref.clone(), policy.clone()));
@@ -116,11 +117,12 @@ async fn advance_queues(
     }
     let mut carried: Vec<Carried> = carried.into_iter().map(|(c, _)| c).collect();
     let mut outputs = QueueOutputs::default();
-    for (base, policy) in queues {
+    for (i, (base, policy)) in queues.into_iter().enumerate() {
         let (mine, rest): (Vec<Carried>, Vec<Carried>) =
             carried.into_iter().partition(|c| c.pr.base_ref == base);
         carried = rest;
-        let (ended, said) = queue::advance(q, &base, &policy, mine).await;
+        let only_if_idle = i >= from_event;
+        let (ended, said) = queue::advance(q, &base, &policy, mine, only_if_idle).await;
         *worst = worst.worst(ended);
         outputs = outputs.then(said);
     }

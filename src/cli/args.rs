@@ -147,6 +147,11 @@ pub struct InitArgs {
     /// Also write the fork-safe two-phase pair (council-evaluate.yml, council-apply.yml)
     #[arg(long)]
     pub two_phase: bool,
+    /// Turn the merge queue on: `queue.enabled: true`, and a council workflow with the
+    /// queue's triggers (push, schedule, checks on queue commits) and a concurrency group
+    /// for its runs; prints what CI and branch protection need
+    #[arg(long)]
+    pub queue: bool,
     /// Propose branch rules that the repository's existing branches (local and
     /// remote-tracking, read with git) would pass
     #[arg(long)]

@@ -16,6 +16,7 @@ const GUARD_WORKFLOW: &str = include_str!("../../../examples/branch-policy.yml")
 const REVIEW_RELEASE_WORKFLOW: &str = include_str!("../../../examples/review-release.yml");
 const EVALUATE_WORKFLOW: &str = include_str!("../../../examples/two-phase-evaluate.yml");
 const APPLY_WORKFLOW: &str = include_str!("../../../examples/two-phase-apply.yml");
+const QUEUE_WORKFLOW: &str = include_str!("../../../examples/merge-queue.yml");
 
 /// How the bundled workflows name the action before a release fills in its repository.
 const PLACEHOLDER_ACTION: &str = "OWNER/agent-council@v0";
@@ -59,7 +60,11 @@ pub fn run(args: &InitArgs, cwd: &Path) -> Result<Outcome> {
     } else {
         POLICY.to_string()
     };
-    let plan = plan(policy, action, args.two_phase);
+    let policy = match args.queue {
+        true => with_queue(&policy)?,
+        false => policy,
+    };
+    let plan = plan(policy, action, args.two_phase, args.queue);
 
     if !args.force {
         let existing: Vec<&str> = plan
@@ -95,10 +100,13 @@ pub fn run(args: &InitArgs, cwd: &Path) -> Result<Outcome> {
         println!("wrote {}", p.path);
     }
     print!("{}", next_steps(action));
+    if args.queue {
+        print!("{}", queue_steps());
+    }
     Ok(Outcome::Passed)
 }
 
-fn plan(policy: String, action: &str, two_phase: bool) -> Vec<Planned> {
+fn plan(policy: String, action: &str, two_phase: bool, queue: bool) -> Vec<Planned> {
     let workflow = |text: &str| text.replace(PLACEHOLDER_ACTION, action);
     let mut plan = vec![
         Planned {
@@ -111,7 +119,10 @@ fn plan(policy: String, action: &str, two_phase: bool) -> Vec<Planned> {
         },
         Planned {
             path: ".github/workflows/council.yml",
-            text: workflow(REVIEW_RELEASE_WORKFLOW),
+            text: workflow(match queue {
+                true => QUEUE_WORKFLOW,
+                false => REVIEW_RELEASE_WORKFLOW,
+            }),
         },
     ];
     if two_phase {
@@ -162,6 +173,44 @@ fn with_branches(policy: &str, branches: &str) -> String {
     out.push('\n');
     out.push_str(&lines[end..].concat());
     out
+}
+
+/// The policy with the merge queue on: the example's `enabled: false` line in the
+/// `queue:` section turned to `true`.
+fn with_queue(policy: &str) -> Result<String> {
+    const OFF: &str =
+        "  enabled: false                    # false: release merges as described above";
+    const ON: &str =
+        "  enabled: true                     # false: release merges as described above";
+    match policy.contains(OFF) {
+        true => Ok(policy.replacen(OFF, ON, 1)),
+        false => Err(Error::Usage(
+            "--queue: the starter policy has no `queue:` section to turn on".to_string(),
+        )),
+    }
+}
+
+/// What the queue needs beyond the files written: CI on its branches, and a base that
+/// lets the release token's identity push.
+fn queue_steps() -> String {
+    [
+        "",
+        "the merge queue (docs/src/queue.md):",
+        "  5. make your CI run on pushes to the queue branches: add to its workflow's `on:`",
+        "       push:",
+        "         branches: [\"council/queue/**\"]",
+        "     and name that workflow under `workflow_run` in .github/workflows/council.yml",
+        "  6. branch protection of each base with a queue: the release token's identity (the",
+        "     GitHub App) must be allowed to push to it: add the app to the bypass list of the",
+        "     base's ruleset (classic protection: to \"Restrict who can push\" and \"Allow",
+        "     specified actors to bypass required pull requests\"); everyone else keeps",
+        "     \"Require a pull request\" and \"Require status checks\"",
+        "  7. do not require linear history on those bases (a queue commit is made of merge",
+        "     commits), and let the app create and delete council/queue/** and",
+        "     council/queue-build/** (no ruleset may block them)",
+        "",
+    ]
+    .join("\n")
 }
 
 /// Local and remote-tracking branch names, without the remote's name.
@@ -264,8 +313,31 @@ mod tests {
     }
 
     #[test]
+    fn the_queue_turns_the_policy_on_and_writes_its_workflow() {
+        let text = with_queue(POLICY).unwrap();
+        let policy = Policy::parse(&text, ".github/council.yml").unwrap();
+        assert!(policy.queue.enabled);
+        let plan = plan(text, "octo-org/agent-council@v1", false, true);
+        let council = plan
+            .iter()
+            .find(|p| p.path == ".github/workflows/council.yml")
+            .unwrap();
+        for trigger in [
+            "  push:",
+            "  schedule:",
+            "  check_suite:",
+            "  status:",
+            "  workflow_run:",
+        ] {
+            assert!(council.text.contains(trigger), "{trigger}");
+        }
+        assert!(council.text.contains("group: council-queue\n"));
+        assert!(queue_steps().contains("branches: [\"council/queue/**\"]"));
+    }
+
+    #[test]
     fn workflows_name_the_action_given() {
-        let plan = plan(String::new(), "octo-org/agent-council@v1", true);
+        let plan = plan(String::new(), "octo-org/agent-council@v1", true, true);
         assert_eq!(plan.len(), 5);
         for p in &plan[1..] {
             assert!(!p.text.contains("OWNER/"), "{}", p.path);

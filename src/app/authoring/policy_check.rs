@@ -13,7 +13,8 @@ use council_protocol::error::{Outcome, Result};
 use council_protocol::gates::guard::{evaluate_branch, passed};
 use council_protocol::gates::json::v1::GateVerdict;
 use council_protocol::gates::{GateOutcome, Verdict};
-use council_protocol::policy::Policy;
+use council_protocol::policy::queue::QUEUED_LABEL;
+use council_protocol::policy::{Policy, Queue};
 use council_protocol::render::text::visible;
 
 pub fn run(args: &PolicyCheckArgs, cwd: &Path) -> Result<Outcome> {
@@ -156,6 +157,7 @@ fn describe(policy: &Policy) -> String {
         },
         on_off(rel.rollback)
     ));
+    out.push_str(&queue_line(&policy.queue));
     let unreadable = b.rules.iter().filter(|r| r.suggestions.is_empty()).count();
     if unreadable > 0 {
         out.push_str(&format!(
@@ -165,6 +167,40 @@ fn describe(policy: &Policy) -> String {
         ));
     }
     out
+}
+
+/// The merge queue as council reads it, and what it needs to run.
+fn queue_line(q: &Queue) -> String {
+    if !q.enabled {
+        return "  queue: off (release merges a pull request directly)\n".to_string();
+    }
+    let required = match q.required_checks.is_empty() {
+        true => format!("none named in {}", q.required_checks_key),
+        false => format!(
+            "{}, from {}",
+            visible(&q.required_checks.join(", ")),
+            q.required_checks_key
+        ),
+    };
+    let priority = match q.priority_labels.is_empty() {
+        true => "none".to_string(),
+        false => visible(&q.priority_labels.join(", ")),
+    };
+    format!(
+        "  queue: on: release labels {QUEUED_LABEL} instead of merging; the queue commit of \
+         base B is tested on {} (built on {}), up to {} pull request{} at a time; it lands \
+         when at least one check has reported and every check is green (required: \
+         {required}); no verdict after {} minute{} dequeues; priority labels: {priority}\n    \
+         needs: the release-token input, CI on push to {}**, a base whose protection lets \
+         the release token push and does not require linear history\n",
+        visible(&q.branch("B")),
+        visible(&q.build_branch("B")),
+        q.batch_size,
+        plural(q.batch_size as usize),
+        q.timeout_minutes,
+        plural(q.timeout_minutes as usize),
+        visible(&q.branch_prefix),
+    )
 }
 
 fn plural(n: usize) -> &'static str {
@@ -241,6 +277,19 @@ fn as_json(policy: &Policy, targets: &[String], rows: &[BranchVerdicts]) -> Valu
         "exempt": policy.branches.exempt.len(),
         "targets": targets,
         "branches": branches,
+        "queue": queue_json(&policy.queue),
+    })
+}
+
+fn queue_json(q: &Queue) -> Value {
+    json!({
+        "enabled": q.enabled,
+        "branch_prefix": q.branch_prefix,
+        "priority_labels": q.priority_labels,
+        "required_checks": q.required_checks,
+        "required_checks_from": q.required_checks_key,
+        "timeout_minutes": q.timeout_minutes,
+        "batch_size": q.batch_size,
     })
 }
 
@@ -264,7 +313,15 @@ mod tests {
             exempt: dependabot/**
           review: secret_scan on, assistant_context on, task_list off, doc_coverage off, diff_size off, approve label "bot-approved"
           release: merge_method merge, 0 required approvals, required checks: none, rollback off
+          queue: off (release merges a pull request directly)
         "#);
+        let queued = policy(&format!(
+            "{POLICY}queue:\n  enabled: true\n  batch_size: 4\n  required_checks: [\"ci / test\"]\n"
+        ));
+        insta::assert_snapshot!(queue_line(&queued.queue), @"
+        queue: on: release labels council:queued instead of merging; the queue commit of base B is tested on council/queue/B (built on council/queue-build/B), up to 4 pull requests at a time; it lands when at least one check has reported and every check is green (required: ci / test, from queue.required_checks); no verdict after 60 minutes dequeues; priority labels: queue:urgent
+          needs: the release-token input, CI on push to council/queue/**, a base whose protection lets the release token push and does not require linear history
+        ");
     }
 
     #[test]

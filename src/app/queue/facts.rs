@@ -153,6 +153,20 @@ pub async fn read(q: &Queue<'_>, base: &str, policy: &Policy) -> Result<Read> {
     })
 }
 
+/// Whether a queue commit of `base` is in test or being built (its queue branch or its
+/// build branch exists): two reads.
+pub async fn busy(q: &Queue<'_>, base: &str, policy: &Policy) -> Result<bool> {
+    let gh = q.clients.gh.as_ref().ok_or_else(|| {
+        Error::no_token("the merge queue reads its pull requests and branches through the API")
+    })?;
+    for branch in [policy.queue.branch(base), policy.queue.build_branch(base)] {
+        if gh.branch_head(&branch).await?.is_some() {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
 /// A ruleset rule that makes the base require linear history, named; `None` when the
 /// rules say nothing of it (classic branch protection is not readable without admin: its
 /// refusal of the fast-forward names it instead).

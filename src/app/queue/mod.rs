@@ -52,15 +52,39 @@ pub struct Carried {
 
 /// One run of the queue of `base` under its `policy`, and the ledgers of every pull
 /// request it (or the release stage, for `carried`) acted on: its exit and outputs.
+/// `only_if_idle`: the run was started by release putting a pull request in line, not by
+/// an event of the queue's own: it acts only when nothing is being tested or built (the
+/// queue's own runs, serialised, take it from there).
 pub async fn advance(
     q: &Queue<'_>,
     base: &str,
     policy: &Policy,
     carried: Vec<Carried>,
+    only_if_idle: bool,
 ) -> (Outcome, QueueOutputs) {
     let mut run = drive::Run::default();
     let mut read = None;
-    for round in 1..=ROUNDS {
+    let busy = match only_if_idle {
+        true => facts::busy(q, base, policy).await,
+        false => Ok(false),
+    };
+    let rounds = match busy {
+        Ok(false) => ROUNDS,
+        Ok(true) => {
+            run.notes.push(
+                Message::new()
+                    .text("merge queue of ")
+                    .value(base)
+                    .text(": a queue commit is in test; the queue's next run takes the line"),
+            );
+            0
+        }
+        Err(e) => {
+            run.error = Some(e);
+            0
+        }
+    };
+    for round in 1..=rounds {
         let mut facts = match facts::read(q, base, policy).await {
             Ok(facts) => facts,
             Err(e) => {
@@ -75,7 +99,7 @@ pub async fn advance(
         let planned = plan(&facts.facts, policy);
         let again = drive::perform(q, planned, &mut run).await;
         read = Some(facts);
-        if !again || round == ROUNDS {
+        if !again || round == rounds {
             break;
         }
     }
