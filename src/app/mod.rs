@@ -16,7 +16,7 @@ mod pipeline;
 pub(crate) mod policy_source;
 pub(crate) mod pr_ledger;
 mod pulls_of_event;
-mod queue;
+pub(crate) mod queue;
 pub(crate) mod registry;
 pub(crate) mod run_json;
 mod stages;

@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use super::context::ToolContext;
-use super::tools::{branch, ledger, registry, state};
+use super::tools::{branch, ledger, queue, registry, state};
 use council_protocol::error::{Error, Result};
 
 /// What a tool does to the world.
@@ -172,12 +172,26 @@ tools! {
     pr_status {
         title: "A pull request's council status",
         description: "A pull request's guard, review and release statuses and gates, derived \
-                from its verified Context Object's timeline, and the last entries of that \
-                timeline. Writes nothing.",
+                from its verified Context Object's timeline, the last entries of that \
+                timeline, and its place in its base's merge queue (`queue`: position, of, \
+                testing; null when it is not in line). Writes nothing.",
         writes: Read,
         idempotent: true,
         args: ledger::PrStatusArgs,
         call: ledger::pr_status,
+    },
+    queue_status {
+        title: "A base's merge queue",
+        description: "The merge queue of a base branch, as GitHub says it is now: the pull \
+                requests in line, in order (priority label, then when they were queued, then \
+                number), and the queue commit being tested (the pull requests it holds, the \
+                base commit it was built on, its checks and the queue gate's verdict on them: \
+                PENDING until at least one check reported, FAIL on a red check or the \
+                timeout). Writes nothing.",
+        writes: Read,
+        idempotent: true,
+        args: queue::QueueStatusArgs,
+        call: queue::queue_status,
     },
 }
 
@@ -273,7 +287,8 @@ mod tests {
                 "check_branch",
                 "get_agent_state",
                 "verify_ledger",
-                "pr_status"
+                "pr_status",
+                "queue_status"
             ]
         );
         assert!(select(false, &["nope".to_string()]).is_err());

@@ -185,7 +185,8 @@ async fn read_only_lists_only_tools_that_write_nothing_and_tools_selects() {
             "check_branch",
             "get_agent_state",
             "verify_ledger",
-            "pr_status"
+            "pr_status",
+            "queue_status"
         ]
     );
     let (error, text) = s.call("put_agent_state", json!({"issue": 1, "step": "coding"}));
@@ -255,6 +256,8 @@ async fn bad_input_names_the_field_before_any_request_and_the_server_keeps_servi
         ("assign", json!({}), "issue"),
         ("verify_ledger", json!({}), "`pr` or `file`"),
         ("pr_status", json!({"pr": 1, "entries": 1000}), "`entries`"),
+        ("queue_status", json!({}), "base"),
+        ("queue_status", json!({"base": "ma in"}), "`base`"),
     ];
     for (tool, args, field) in cases {
         let (error, text) = s.call(tool, args.clone());
@@ -384,14 +387,15 @@ async fn python_sdk_client_calls_every_tool() {
     );
     let r: Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
     assert_eq!(r["server"], "council");
-    assert_eq!(r["tools"].as_array().unwrap().len(), 7);
+    assert_eq!(r["tools"].as_array().unwrap().len(), 8);
     assert_eq!(
         r["read_only_tools"],
         json!([
             "check_branch",
             "get_agent_state",
             "verify_ledger",
-            "pr_status"
+            "pr_status",
+            "queue_status"
         ])
     );
     assert_eq!(r["prompts"], json!(["report_context"]));
@@ -441,6 +445,10 @@ async fn python_sdk_client_calls_every_tool() {
     assert_eq!(r["verify"]["verified"], false);
     assert_eq!(r["pr_status"]["found"], false);
     assert_eq!(r["pr_status"]["state"]["guard_status"], "PENDING");
+    assert_eq!(r["pr_status"]["queue"], Value::Null, "not in line");
+    // queue_status: the default branch's queue, off and empty.
+    assert_eq!(r["queue_status"]["enabled"], false, "{}", r["queue_status"]);
+    assert_eq!(r["queue_status"]["line"], json!([]));
     // The fake world: one report comment, one state comment, one label.
     let (reports, states, labels) = gh.edit(|w| {
         let on = |n: u64| {
@@ -495,7 +503,8 @@ fn mcp_inspector_cli_lists_the_read_only_tools() {
             "check_branch",
             "get_agent_state",
             "verify_ledger",
-            "pr_status"
+            "pr_status",
+            "queue_status"
         ]
     );
     for tool in listed["tools"].as_array().unwrap() {

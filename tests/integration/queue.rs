@@ -754,3 +754,50 @@ async fn a_dry_run_writes_nothing() {
     assert!(gh.branch_head(QUEUE).is_none());
     assert!(run.summary.contains("dry run"), "{}", run.summary);
 }
+
+/// MCP: `queue_status` answers the line in order and the commit being tested with its
+/// checks; `pr_status` a pull request's place in line. Nothing is written.
+#[tokio::test(flavor = "multi_thread")]
+async fn agents_ask_where_they_stand() {
+    let gh = FakeGitHub::start().await;
+    scene(&gh, "");
+    let h1 = pull(&gh, 1, &[("src/one.rs", "one\n")]);
+    pull(&gh, 2, &[("src/two.rs", "two\n")]);
+    release_on(&gh, 1).await.assert_code(0);
+    release_on(&gh, 2).await.assert_code(0);
+    let tested = gh.branch_head(QUEUE).unwrap();
+    let writes = gh.calls().iter().filter(|c| c.write).count();
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = crate::mcp::Session::start(&gh.uri(), &["--read-only"], dir.path());
+    let (error, text) = s.call("queue_status", json!({"base": BASE}));
+    assert!(!error, "{text}");
+    let status: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(status["enabled"], true);
+    let line: Vec<(u64, bool)> = status["line"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["pr"].as_u64().unwrap(), p["testing"].as_bool().unwrap()))
+        .collect();
+    assert_eq!(line, [(1, true), (2, false)]);
+    let testing = &status["testing"];
+    assert_eq!(testing["sha"], tested.as_str());
+    assert_eq!(testing["pull_requests"], json!([1]));
+    assert_eq!(testing["merges"][0]["head"], h1.as_str());
+    assert_eq!(testing["checks"][0]["name"], "ci");
+    assert_eq!(testing["verdict"]["result"], "PENDING", "{testing}");
+
+    let (error, text) = s.call("pr_status", json!({"pr": 2}));
+    assert!(!error, "{text}");
+    let pr: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(pr["queue"]["position"], 2, "{pr}");
+    assert_eq!(pr["queue"]["of"], 2);
+    assert_eq!(pr["queue"]["testing"], false);
+
+    gh.ci_tick();
+    let (_, text) = s.call("queue_status", json!({"base": BASE}));
+    let status: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(status["testing"]["verdict"]["result"], "PASS", "{status}");
+    assert_eq!(gh.calls().iter().filter(|c| c.write).count(), writes);
+}

@@ -75,6 +75,7 @@ async def main(binary, repo):
 
             out["verify"] = await call(session, "verify_ledger", {"pr": 51})
             out["pr_status"] = await call(session, "pr_status", {"pr": 51})
+            out["queue_status"] = await call(session, "queue_status", {"base": "master"})
 
     async with stdio_client(server(binary, repo, "--read-only")) as (read, write):
         async with ClientSession(read, write) as session:

@@ -12,8 +12,9 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::Queue;
-use council_github::GitHub;
+use crate::env::RunEnv;
 use council_github::git::{CommitChecks, CommitInfo, TimelineItem};
+use council_github::{GitHub, RepoName};
 use council_protocol::error::{Error, Result};
 use council_protocol::event::PullRequest;
 use council_protocol::gates::release::{CheckFact, CheckKind, CheckState, Pipeline};
@@ -30,18 +31,40 @@ pub struct Read {
     pub pulls: BTreeMap<u64, PullRequest>,
 }
 
-pub async fn read(q: &Queue<'_>, base: &str, policy: &Policy) -> Result<Read> {
-    let gh = q.clients.gh.as_ref().ok_or_else(|| {
-        Error::no_token("the merge queue reads its pull requests and branches through the API")
-    })?;
+/// What reading the queue takes: the run's environment (this run's own job), the
+/// workflow token's client (every read), the release token's (its identity), the
+/// repository.
+pub struct Reader<'a> {
+    pub env: &'a RunEnv,
+    pub gh: &'a GitHub,
+    pub release: Option<&'a GitHub>,
+    pub repo: &'a RepoName,
+}
+
+impl<'a> Reader<'a> {
+    pub fn of(q: &'a Queue<'_>) -> Result<Reader<'a>> {
+        let gh = q.clients.gh.as_ref().ok_or_else(|| {
+            Error::no_token("the merge queue reads its pull requests and branches through the API")
+        })?;
+        Ok(Reader {
+            env: q.env,
+            gh,
+            release: q.clients.release.as_ref(),
+            repo: &q.clients.repo,
+        })
+    }
+}
+
+pub async fn read(r: &Reader<'_>, base: &str, policy: &Policy) -> Result<Read> {
+    let gh = r.gh;
     let base_sha = gh.branch_head(base).await?.ok_or_else(|| {
         Error::Api(format!(
             "the merge queue's base `{base}` is not a branch of {}",
-            q.clients.repo
+            r.repo
         ))
     })?;
     let linear_history = linear_history(gh, base).await?;
-    let release_login = match q.clients.release.as_ref() {
+    let release_login = match r.release {
         None => None,
         Some(release) => Some(
             release
@@ -106,7 +129,7 @@ pub async fn read(q: &Queue<'_>, base: &str, policy: &Policy) -> Result<Read> {
     let branch_name = policy.queue.branch(base);
     let branch = match gh.branch_head(&branch_name).await? {
         None => None,
-        Some(tip) => Some(queue_branch(q, gh, &tip).await?),
+        Some(tip) => Some(queue_branch(r, &tip).await?),
     };
     // The pull requests the queue commit's merges name that are not in line (closed,
     // merged, unlabelled, retargeted): the plan tells from them why a merge no longer
@@ -138,7 +161,7 @@ pub async fn read(q: &Queue<'_>, base: &str, policy: &Policy) -> Result<Read> {
     let now = gh.server_time().unwrap_or_else(Utc::now);
     Ok(Read {
         facts: QueueFacts {
-            repository_url: format!("{}/{}", q.env.endpoints.server_url, q.clients.repo),
+            repository_url: format!("{}/{}", r.env.endpoints.server_url, r.repo),
             base: BaseFacts {
                 name: base.to_string(),
                 sha: base_sha,
@@ -155,10 +178,8 @@ pub async fn read(q: &Queue<'_>, base: &str, policy: &Policy) -> Result<Read> {
 
 /// Whether a queue commit of `base` is in test or being built (its queue branch or its
 /// build branch exists): two reads.
-pub async fn busy(q: &Queue<'_>, base: &str, policy: &Policy) -> Result<bool> {
-    let gh = q.clients.gh.as_ref().ok_or_else(|| {
-        Error::no_token("the merge queue reads its pull requests and branches through the API")
-    })?;
+pub async fn busy(r: &Reader<'_>, base: &str, policy: &Policy) -> Result<bool> {
+    let gh = r.gh;
     for branch in [policy.queue.branch(base), policy.queue.build_branch(base)] {
         if gh.branch_head(&branch).await?.is_some() {
             return Ok(true);
@@ -223,7 +244,8 @@ fn state_of(value: &Value, pr: &PullRequest) -> PrState {
 
 /// The queue branch at `tip`: the first-parent walk down council's merges (at most a
 /// batch's worth) and the checks on its commit.
-async fn queue_branch(q: &Queue<'_>, gh: &GitHub, tip: &str) -> Result<QueueBranch> {
+async fn queue_branch(r: &Reader<'_>, tip: &str) -> Result<QueueBranch> {
+    let gh = r.gh;
     let mut walk = vec![commit_fact(gh.commit_info(tip).await?)];
     while walk.len() < MAX_BATCH as usize {
         let Some(parent) = walk.last().and_then(next_in_chain).map(str::to_string) else {
@@ -232,7 +254,7 @@ async fn queue_branch(q: &Queue<'_>, gh: &GitHub, tip: &str) -> Result<QueueBran
         walk.push(commit_fact(gh.commit_info(&parent).await?));
     }
     let checks = gh.commit_checks(tip).await?;
-    let pipeline = pipeline(q, gh, tip, checks).await;
+    let pipeline = pipeline(r, tip, checks).await;
     QueueBranch::from_commits(&walk, pipeline)
         .ok_or_else(|| Error::Api(format!("the queue branch's commit {tip} could not be read")))
 }
@@ -249,13 +271,13 @@ fn commit_fact(info: CommitInfo) -> CommitFact {
 
 /// The checks on the queue commit as the gates read them, this run's own job left out
 /// (it would wait for itself) when a GitHub Actions check is still running there.
-async fn pipeline(q: &Queue<'_>, gh: &GitHub, sha: &str, read: CommitChecks) -> Pipeline {
+async fn pipeline(r: &Reader<'_>, sha: &str, read: CommitChecks) -> Pipeline {
     let running_actions = read
         .runs
         .iter()
         .any(|r| r.app_slug() == "github-actions" && !r.status.eq_ignore_ascii_case("completed"));
     let (own_ids, own_unknown) = match running_actions {
-        true => own_jobs(q, gh).await,
+        true => own_jobs(r).await,
         false => (Vec::new(), None),
     };
     let mut checks = Vec::new();
@@ -291,8 +313,8 @@ async fn pipeline(q: &Queue<'_>, gh: &GitHub, sha: &str, read: CommitChecks) -> 
 }
 
 /// This workflow run's running jobs named as this step's job: their check runs.
-async fn own_jobs(q: &Queue<'_>, gh: &GitHub) -> (Vec<u64>, Option<String>) {
-    let env = q.env;
+async fn own_jobs(r: &Reader<'_>) -> (Vec<u64>, Option<String>) {
+    let (env, gh) = (r.env, r.gh);
     if !env.in_actions || env.run.run_id == "local" {
         return (Vec::new(), None);
     }

@@ -14,6 +14,7 @@ mod decide;
 mod drive;
 mod facts;
 mod ledgers;
+pub mod view;
 
 pub use bases::bases_of;
 
@@ -64,11 +65,19 @@ pub async fn advance(
 ) -> (Outcome, QueueOutputs) {
     let mut run = drive::Run::default();
     let mut read = None;
-    let busy = match only_if_idle {
-        true => facts::busy(q, base, policy).await,
-        false => Ok(false),
+    let reader = match facts::Reader::of(q) {
+        Ok(reader) => Some(reader),
+        Err(e) => {
+            run.error = Some(e);
+            None
+        }
+    };
+    let busy = match (&reader, only_if_idle) {
+        (Some(r), true) => facts::busy(r, base, policy).await,
+        _ => Ok(false),
     };
     let rounds = match busy {
+        Ok(_) if reader.is_none() => 0,
         Ok(false) => ROUNDS,
         Ok(true) => {
             run.notes.push(
@@ -85,7 +94,8 @@ pub async fn advance(
         }
     };
     for round in 1..=rounds {
-        let mut facts = match facts::read(q, base, policy).await {
+        let Some(reader) = &reader else { break };
+        let mut facts = match facts::read(reader, base, policy).await {
             Ok(facts) => facts,
             Err(e) => {
                 run.error = Some(e);

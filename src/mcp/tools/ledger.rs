@@ -87,5 +87,8 @@ pub async fn pr_status(ctx: &ToolContext, args: PrStatusArgs) -> Result<Value> {
     }
     let key = ctx.req.hmac_key.as_ref();
     let ledger = pr_ledger::read(&ctx.env, &ctx.req.access, key, args.pr).await?;
-    Ok(status_json(ledger, wanted))
+    let mut status = status_json(ledger, wanted);
+    // Its place in its base's merge queue, when it is in line (`null` otherwise).
+    status["queue"] = super::queue::place(ctx, args.pr).await;
+    Ok(status)
 }

@@ -3,5 +3,6 @@
 
 pub mod branch;
 pub mod ledger;
+pub mod queue;
 pub mod registry;
 pub mod state;
