@@ -25,15 +25,17 @@ pub enum Question {
     MergeTime,
     Rollbacks,
     Failures,
+    Queue,
 }
 
 impl Question {
-    pub const ALL: [Question; 5] = [
+    pub const ALL: [Question; 6] = [
         Question::Agents,
         Question::Findings,
         Question::MergeTime,
         Question::Rollbacks,
         Question::Failures,
+        Question::Queue,
     ];
 
     pub fn name(self) -> &'static str {
@@ -43,6 +45,7 @@ impl Question {
             Question::MergeTime => "merge-time",
             Question::Rollbacks => "rollbacks",
             Question::Failures => "failures",
+            Question::Queue => "queue",
         }
     }
 
@@ -66,6 +69,9 @@ impl Question {
             Question::Failures => {
                 "objects whose verification failed: tampering, or a chain that conflicts with the store"
             }
+            Question::Queue => {
+                "the merge queue: time from entering the queue to landing (median, p90, mean), queue commits tested, and each queue failure (a red or timed-out test, a conflict)"
+            }
         }
     }
 }
@@ -81,6 +87,53 @@ pub struct MergeRow {
     pub opened_at: Option<String>,
     pub merged_at: Option<String>,
     pub seconds: i64,
+}
+
+/// One pull request's way through the merge queue.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct QueueRow {
+    pub repository: String,
+    pub pr: u64,
+    pub author: String,
+    pub attribution: String,
+    /// When it last entered the queue (before landing, when it landed), RFC 3339.
+    pub enqueued_at: Option<String>,
+    pub landed_at: Option<String>,
+    /// From the last entry into the queue to the landing.
+    pub seconds: Option<i64>,
+    /// Queue commits it was tested in.
+    pub tests: u64,
+    /// Times it left the queue for a failed test or a conflict (`check:queue` FAIL).
+    pub failures: u64,
+    /// `landed`, `failed` (its last test failed), or `in line`.
+    pub outcome: String,
+}
+
+/// One queue failure: a pull request that left the queue for a red or timed-out queue
+/// commit, or a conflict.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct QueueFailureRow {
+    pub repository: String,
+    pub pr: u64,
+    pub author: String,
+    pub attribution: String,
+    pub at: Option<String>,
+    pub message: String,
+}
+
+/// The merge queue's figures: how long landed pull requests waited, and how often the
+/// queue failed one.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct QueueSummary {
+    /// Pull requests that entered the queue.
+    pub prs: u64,
+    pub landed: u64,
+    /// Queue commits tested (each pull request in one counts once per commit).
+    pub tests: u64,
+    /// `check:queue` FAIL entries.
+    pub failures: u64,
+    /// Time in the queue of the landed pull requests.
+    pub queue_time: TimeToMerge,
 }
 
 /// SQL conditions and their parameters, built from a [`Filter`].
@@ -396,6 +449,97 @@ impl Store {
                 message: text(row, 4),
             })
             .collect())
+    }
+
+    /// The merge queue: each pull request that entered it (`action:enqueue` done), its
+    /// time from its last entry to its landing (`action:merge` done), its tests and
+    /// failures; and every failure, oldest first.
+    pub async fn queue(
+        &mut self,
+        filter: &Filter,
+    ) -> Result<(QueueSummary, Vec<QueueRow>, Vec<QueueFailureRow>), StoreError> {
+        let w = filter.conditions(true);
+        let rows = self
+            .conn
+            .query(
+                &format!(
+                    "SELECT c.repository, c.pr_number, c.author, c.attribution, e.action, \
+                     e.result, e.at_unix, e.timestamp, e.message FROM timeline_entries e \
+                     JOIN workflow_contexts c ON c.id = e.context \
+                     WHERE e.agent = 'agent_release' AND e.action IN ('action:enqueue', \
+                     'action:queue-test', 'check:queue', 'action:merge'){} \
+                     ORDER BY c.repository, c.pr_number, e.position",
+                    w.sql
+                ),
+                &w.params,
+            )
+            .await?;
+        let mut prs: Vec<QueueRow> = Vec::new();
+        let mut failures: Vec<QueueFailureRow> = Vec::new();
+        // The last entry into the queue of the pull request being read (unix seconds).
+        let mut entered: Option<(i64, String)> = None;
+        for row in &rows {
+            let (repository, pr) = (text(row, 0), count(row, 1));
+            let (action, result) = (text(row, 4), text(row, 5));
+            let (at, when) = (int(row, 6), opt_text(row, 7));
+            let same = prs
+                .last()
+                .is_some_and(|p| p.repository == repository && p.pr == pr);
+            if !same {
+                entered = None;
+                if action != "action:enqueue" || result != "DONE" {
+                    // Merged or checked without ever entering the queue: not the queue's.
+                    continue;
+                }
+                prs.push(QueueRow {
+                    repository: repository.clone(),
+                    pr,
+                    author: text(row, 2),
+                    attribution: text(row, 3),
+                    outcome: "in line".to_string(),
+                    ..QueueRow::default()
+                });
+            }
+            let Some(p) = prs.last_mut() else { continue };
+            match (action.as_str(), result.as_str()) {
+                ("action:enqueue", "DONE") => {
+                    entered = Some((at, when.clone().unwrap_or_default()));
+                    p.enqueued_at = when;
+                    p.outcome = "in line".to_string();
+                }
+                ("action:queue-test", "DONE") => p.tests += 1,
+                ("check:queue", "FAIL") => {
+                    p.failures += 1;
+                    p.outcome = "failed".to_string();
+                    failures.push(QueueFailureRow {
+                        repository,
+                        pr,
+                        author: p.author.clone(),
+                        attribution: p.attribution.clone(),
+                        at: when,
+                        message: text(row, 8),
+                    });
+                }
+                ("action:merge", "DONE") => {
+                    if let Some((since, _)) = &entered {
+                        p.seconds = Some((at - since).max(0));
+                        p.landed_at = when;
+                        p.outcome = "landed".to_string();
+                    }
+                }
+                _ => {}
+            }
+        }
+        failures.sort_by(|a, b| a.at.cmp(&b.at));
+        let seconds: Vec<i64> = prs.iter().filter_map(|p| p.seconds).collect();
+        let summary = QueueSummary {
+            prs: prs.len() as u64,
+            landed: seconds.len() as u64,
+            tests: prs.iter().map(|p| p.tests).sum(),
+            failures: failures.len() as u64,
+            queue_time: summarise(seconds),
+        };
+        Ok((summary, prs, failures))
     }
 
     /// Every refused object, newest first.

@@ -18,10 +18,10 @@ use std::time::{Duration, Instant};
 mod objects;
 mod support;
 
-use council_store::query::Filter;
+use council_store::query::{Filter, QueueFailureRow, QueueSummary};
 use council_store::report::{
-    AgentRow, Bucket, FailureRow, GateRow, PassRatePoint, PrRow, ReportData, RollbackRow,
-    TimeToMerge, TimelineRow, Totals, render_html,
+    AgentRow, Bucket, FailureRow, GateRow, PassRatePoint, PrRow, QueueReport, ReportData,
+    RollbackRow, TimeToMerge, TimelineRow, Totals, render_html,
 };
 
 const DEBIAN_CHROMIUM: &str = "/usr/bin/chromium";
@@ -464,6 +464,31 @@ fn known() -> ReportData {
             problem: "entry 2: hash does not match".into(),
             found_at: "2025-01-22T10:00:00Z".into(),
         }],
+        queue: QueueReport {
+            summary: QueueSummary {
+                prs: 3,
+                landed: 2,
+                tests: 4,
+                failures: 1,
+                queue_time: TimeToMerge {
+                    count: 2,
+                    median_seconds: Some(1_800),
+                    p90_seconds: Some(2_400),
+                    mean_seconds: Some(1_800),
+                    min_seconds: Some(1_200),
+                    max_seconds: Some(2_400),
+                    buckets: Vec::new(),
+                },
+            },
+            failures: vec![QueueFailureRow {
+                repository: "acme/web".into(),
+                pr: 13,
+                author: HOSTILE.into(),
+                attribution: "github".into(),
+                at: Some("2025-01-21T11:00:00Z".into()),
+                message: format!("1 red check on the queue commit: {HOSTILE_RULE}"),
+            }],
+        },
         prs: vec![pr(12, "verified", None), partial, failed],
         omitted_prs: 7,
     }
@@ -601,6 +626,12 @@ fn the_page_draws_the_numbers_it_was_given() {
     assert_eq!(dom_count(&dump.dom, " (unverified)</span>"), 1);
     find(&tags, &[("data-rollback", "acme/web #12")]);
     find(&tags, &[("data-failure", "acme/web#14")]);
+    find(&tags, &[("data-queue-failure", "acme/web #13")]);
+    find(
+        &tags,
+        &[("data-stat", "queue-median"), ("data-seconds", "1800")],
+    );
+    assert!(dump.dom.contains("<dd>30 min</dd>"));
     let omitted = find(&tags, &[("data-omitted", "7")]);
     assert_eq!(omitted.name, "p");
     assert!(dump.dom.contains("7 more pull requests not listed"));
@@ -643,6 +674,7 @@ fn an_empty_store_draws_a_no_data_line_per_section() {
         "time-to-merge",
         "agents",
         "prs",
+        "queue",
         "rollbacks",
         "failures",
     ] {

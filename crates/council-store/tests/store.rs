@@ -603,3 +603,94 @@ async fn a_pull_request_is_attributed_to_what_a_live_read_vouches_for() {
         assert_eq!(refused.added, 0);
     }
 }
+
+/// The merge queue's figures: time from the last entry into the queue to the landing,
+/// the queue commits each pull request was tested in, and each failure; a pull request
+/// merged directly (no `action:enqueue`) is not the queue's.
+#[tokio::test]
+async fn the_queue_question_counts_queue_time_and_failures() {
+    const R: &str = "agent_release";
+    for (db, mut store) in stores().await {
+        // #1: queued, tested, landed 40 minutes later.
+        let one = object(
+            REPO,
+            1,
+            "agent-1",
+            &[
+                step(R, "action:enqueue", "DONE", 1, "2026-03-02T10:00:00Z"),
+                step(R, "action:queue-test", "DONE", 1, "2026-03-02T10:00:00Z"),
+                step(R, "check:queue", "PASS", 2, "2026-03-02T10:40:00Z"),
+                step(R, "action:merge", "DONE", 2, "2026-03-02T10:40:00Z"),
+            ],
+            None,
+        );
+        // #2: queued, red, queued again after a fix, landed 10 minutes after that.
+        let two = object(
+            REPO,
+            2,
+            "agent-2",
+            &[
+                step(R, "action:enqueue", "DONE", 3, "2026-03-02T11:00:00Z"),
+                step(R, "action:queue-test", "DONE", 3, "2026-03-02T11:00:00Z"),
+                step(R, "check:queue", "FAIL", 4, "2026-03-02T11:10:00Z"),
+                step(R, "action:enqueue", "DONE", 5, "2026-03-02T12:00:00Z"),
+                step(R, "action:queue-test", "DONE", 5, "2026-03-02T12:00:00Z"),
+                step(R, "check:queue", "PASS", 6, "2026-03-02T12:10:00Z"),
+                step(R, "action:merge", "DONE", 6, "2026-03-02T12:10:00Z"),
+            ],
+            None,
+        );
+        // #3: merged directly, never queued.
+        let three = object(
+            REPO,
+            3,
+            "agent-1",
+            &[step(R, "action:merge", "DONE", 7, "2026-03-02T13:00:00Z")],
+            None,
+        );
+        // #4: in line, its test timed out.
+        let four = object(
+            REPO,
+            4,
+            "agent-2",
+            &[
+                step(R, "action:enqueue", "DONE", 8, "2026-03-02T14:00:00Z"),
+                step(R, "action:queue-test", "DONE", 8, "2026-03-02T14:00:00Z"),
+                step(R, "check:queue", "FAIL", 9, "2026-03-02T15:00:00Z"),
+            ],
+            None,
+        );
+        for (o, n) in [(&one, 1), (&two, 2), (&three, 3), (&four, 4)] {
+            let source = format!("comment {n}");
+            store.import(&offer(o, &source)).await.expect(db.engine);
+        }
+        let (summary, prs, failures) = store.queue(&Filter::default()).await.unwrap();
+        let rows: Vec<(u64, Option<i64>, u64, u64, &str)> = prs
+            .iter()
+            .map(|p| (p.pr, p.seconds, p.tests, p.failures, p.outcome.as_str()))
+            .collect();
+        assert_eq!(
+            rows,
+            [
+                (1, Some(2_400), 1, 0, "landed"),
+                (2, Some(600), 2, 1, "landed"),
+                (4, None, 1, 1, "failed"),
+            ],
+            "{}",
+            db.engine
+        );
+        assert_eq!(
+            (summary.prs, summary.landed, summary.tests, summary.failures),
+            (3, 2, 4, 2)
+        );
+        assert_eq!(summary.queue_time.median_seconds, Some(1_500));
+        assert_eq!(summary.queue_time.max_seconds, Some(2_400));
+        let failed: Vec<u64> = failures.iter().map(|f| f.pr).collect();
+        assert_eq!(failed, [2, 4]);
+        let report = store
+            .report_data(&Filter::default(), NOW)
+            .await
+            .expect(db.engine);
+        assert_eq!(report.queue.summary.failures, 2);
+    }
+}

@@ -2,7 +2,7 @@
 //! JSON object (a member per question), or CSV.
 
 use council_protocol::error::{Error, Outcome, Result};
-use council_store::query::{Filter, MergeRow, Question};
+use council_store::query::{Filter, MergeRow, Question, QueueRow, QueueSummary};
 use council_store::report::{AgentRow, FailureRow, GateRow, RollbackRow, TimeToMerge};
 use council_store::{BY_GITHUB, Store};
 use serde_json::{Map, Value, json};
@@ -122,7 +122,63 @@ async fn answer(store: &mut Store, q: Question, filter: &Filter) -> Result<Answe
                 summary: None,
             }
         }
+        Question::Queue => {
+            let (summary, prs, failed) = store.queue(filter).await.map_err(store_error)?;
+            Answer {
+                json: json!({"summary": summary, "prs": prs, "failures": failed}),
+                table: queued(&prs),
+                summary: Some(queue_summary(&summary)),
+            }
+        }
     })
+}
+
+fn queued(rows: &[QueueRow]) -> Table {
+    Table {
+        columns: vec![
+            "repository",
+            "pr",
+            "author",
+            "enqueued_at",
+            "landed_at",
+            "seconds",
+            "tests",
+            "failures",
+            "outcome",
+        ],
+        rows: rows
+            .iter()
+            .map(|q| {
+                vec![
+                    Cell::text(&q.repository),
+                    Cell::number(q.pr),
+                    author(&q.author, &q.attribution),
+                    Cell::opt_text(q.enqueued_at.clone()),
+                    Cell::opt_text(q.landed_at.clone()),
+                    Cell::opt_number(q.seconds),
+                    Cell::number(q.tests),
+                    Cell::number(q.failures),
+                    Cell::text(&q.outcome),
+                ]
+            })
+            .collect(),
+    }
+}
+
+fn queue_summary(s: &QueueSummary) -> String {
+    let t = &s.queue_time;
+    let shown = |v: Option<i64>| v.map_or_else(|| "-".to_string(), duration);
+    format!(
+        "{} in the queue, {} landed; time in the queue median {}, p90 {}, mean {}; {} queue \
+         commits tested, {} queue failures",
+        s.prs,
+        s.landed,
+        shown(t.median_seconds),
+        shown(t.p90_seconds),
+        shown(t.mean_seconds),
+        s.tests,
+        s.failures
+    )
 }
 
 /// Said above a table that holds an author only an unsigned header names.

@@ -27,6 +27,8 @@ pub struct ReportData {
     pub time_to_merge: TimeToMerge,
     pub rollbacks: Vec<RollbackRow>,
     pub failures: Vec<FailureRow>,
+    /// The merge queue: time in the queue of landed pull requests, tests, failures.
+    pub queue: QueueReport,
     /// The newest pull requests (by their last entry), each with its newest entries.
     pub prs: Vec<PrRow>,
     /// Pull requests left out of `prs` (the page shows at most [`MAX_PRS`]).
@@ -137,6 +139,13 @@ pub struct FailureRow {
     pub found_at: String,
 }
 
+/// The merge queue's part of the page.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct QueueReport {
+    pub summary: crate::query::QueueSummary,
+    pub failures: Vec<crate::query::QueueFailureRow>,
+}
+
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct PrRow {
     pub repository: String,
@@ -186,6 +195,7 @@ impl Store {
         generated_at: &str,
     ) -> Result<ReportData, StoreError> {
         let (prs, omitted_prs) = self.pull_requests(filter, MAX_PRS, MAX_ENTRIES).await?;
+        let (summary, _, queue_failures) = self.queue(filter).await?;
         Ok(ReportData {
             generated_at: generated_at.to_string(),
             store: self.label(),
@@ -197,6 +207,10 @@ impl Store {
             time_to_merge: self.merge_time(filter).await?.0,
             rollbacks: self.rollbacks(filter).await?,
             failures: self.failures(filter).await?,
+            queue: QueueReport {
+                summary,
+                failures: queue_failures,
+            },
             prs,
             omitted_prs,
         })
