@@ -12,6 +12,7 @@ mod graphql;
 mod labels;
 mod merges;
 mod pulls;
+mod queue_calls;
 mod reviews;
 mod shapes;
 mod tokens;
