@@ -2,11 +2,18 @@
 //! when the method is not allowed or the PR cannot merge, 409 when `sha` is not the head,
 //! 422 for a bad body), and on success the world moves: the PR is merged and closed (its
 //! `merged_at`, `closed_at` and `updated_at` the world clock's now), and its base branch
-//! points at the new merge commit.
+//! points at the new merge commit. A pull request whose head was built in the commit
+//! graph gets a real commit (a merge of the base's head and the head; for squash and
+//! rebase one commit on the base with the merged tree), and the base moves to it as a
+//! push does (recorded, CI started); one of the shortcuts gets a made-up SHA.
 
 use serde_json::{Value, json};
 
+use std::sync::Arc;
+
 use super::{Answer, Ctx, Reply};
+use crate::git::Writer;
+use crate::graph::{NewCommit, Signature};
 use crate::tokens::{Access, Scope};
 use crate::world::{World, fake_sha};
 
@@ -55,10 +62,27 @@ pub fn merge(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
     if pr.draft || pr.mergeable == Some(false) || REFUSED.contains(&pr.mergeable_state.as_str()) {
         return Err(Answer::message(405, "Pull Request is not mergeable"));
     }
-    let sha = fake_sha(&format!(
-        "{method} #{number} {} onto {}",
-        pr.head_sha, pr.base_sha
-    ));
+    let (head, base_ref) = (pr.head_sha.clone(), pr.base_ref.clone());
+    let built = world.graph.get(&head).is_some_and(|c| !c.shortcut);
+    let sha = match built {
+        true => graph_merge(
+            world,
+            &base_ref,
+            &head,
+            method,
+            number,
+            &login,
+            ctx.token.clone(),
+        )?,
+        false => fake_sha(&format!(
+            "{method} #{number} {head} onto {}",
+            world
+                .pr(number)
+                .map(|p| p.base_sha.clone())
+                .unwrap_or_default()
+        )),
+    };
+    let pr = world.pr_mut(number).ok_or_else(Answer::not_found)?;
     pr.merged = true;
     pr.open = false;
     pr.merged_by = Some(login);
@@ -68,7 +92,9 @@ pub fn merge(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
     pr.auto_merge = None;
     pr.in_merge_queue = false;
     let base = pr.base_ref.clone();
-    world.branches.insert(base, sha.clone());
+    if !built {
+        world.branches.insert(base, sha.clone());
+    }
     let now = world.touch(number);
     if let Some(pr) = world.pr_mut(number) {
         pr.merged_at.clone_from(&now);
@@ -79,4 +105,51 @@ pub fn merge(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
         "merged": true,
         "message": "Pull Request successfully merged",
     })))
+}
+
+/// The commit a merge of a pull request built in the graph makes on its base, and the
+/// base moved to it; 405 when the trees conflict, as GitHub answers a pull request that
+/// is not mergeable.
+fn graph_merge(
+    world: &mut World,
+    base: &str,
+    head: &str,
+    method: &str,
+    number: u64,
+    login: &str,
+    token: Option<String>,
+) -> Result<String, Answer> {
+    let not_mergeable = || Answer::message(405, "Pull Request is not mergeable");
+    let ours = world.branch_commit(base).ok_or_else(not_mergeable)?;
+    let tree = world
+        .merged_tree(&ours, head)
+        .map_err(|_| not_mergeable())?;
+    let date = world.tick();
+    let title = world
+        .pr(number)
+        .map(|p| p.title.clone())
+        .unwrap_or_default();
+    let parents = match method {
+        "merge" => vec![ours, head.to_string()],
+        _ => vec![ours],
+    };
+    let sha = world
+        .graph
+        .insert(NewCommit {
+            parents,
+            tree: Arc::new(tree),
+            message: format!("{title} (#{number})"),
+            author: Signature::of(login, &date),
+            committer: Signature::github(&date),
+            verified: true,
+            sha: None,
+            shortcut: false,
+        })
+        .map_err(|_| not_mergeable())?;
+    let by = Writer {
+        login: login.to_string(),
+        token,
+    };
+    world.set_branch(base, &sha, &by);
+    Ok(sha)
 }
