@@ -97,9 +97,12 @@ fn expected(decision: &[&str], tail: &[&str]) -> Vec<String> {
 }
 
 /// The guard's and the review's gates, which the release stage evaluates again.
-const RECHECKED: [&str; 7] = [
+const RECHECKED: [&str; 10] = [
     "check:branch-name",
     "check:target-branch",
+    "check:actor",
+    "check:agent-diff-size",
+    "check:agent-paths",
     "check:doc-coverage",
     "check:diff-size",
     "check:secret-scan",
@@ -212,6 +215,7 @@ async fn a_green_approved_pull_request_is_merged_with_the_release_token() {
         [
             "check:branch-name PASS",
             "check:target-branch PASS",
+            "check:actor PASS",
             "check:secret-scan PASS",
             "check:assistant-context PASS",
         ],
@@ -584,6 +588,7 @@ async fn a_push_after_the_approval_is_judged_on_its_own_diff() {
         [
             "check:branch-name PASS",
             "check:target-branch PASS",
+            "check:actor PASS",
             "check:secret-scan FAIL",
             "check:assistant-context PASS",
         ]
@@ -601,6 +606,7 @@ async fn a_push_after_the_approval_is_judged_on_its_own_diff() {
     | --- | --- | --- |
     | `naming_convention` | ✅ PASS | Branch <code>feature/devops/PBI-007-release</code> matches rule feature (feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt;). |
     | `target_policy` | ✅ PASS | Base <code>develop</code> is allowed for this branch by rule feature (feature/&lt;area&gt;/PBI-&lt;n&gt;-&lt;slug&gt;) (targets: develop). |
+    | `actor` | ✅ PASS | human: no login, branch, trailer or label of actors.agents matches (author <code>octocat</code>, head branch <code>feature/devops/PBI-007-release</code>, trailers of 1 commit, 1 label). |
     | `secret_scan` | ❌ FAIL | Found 1 secret in added lines: <code>deploy.env</code> line 1 (GitHub token). |
     | `assistant_context` | ✅ PASS | No ASSISTANT&#95;CONTEXT file changed. |
     | `pipeline_green` | ✅ PASS | 1 check is green on the head <code>2222222</code>. |

@@ -1,7 +1,9 @@
 //! What the release stage reads before it decides, all of it at decision time and none
 //! of it from the ledger: one GraphQL query (the pull request as it is now: branches,
-//! head, author, body, mergeability, labels, each writer's latest review, auto-merge,
-//! merge queue and every check on the decisive commit), the policy of its base branch
+//! head, author, body, mergeability, labels, each writer's latest review and the commit
+//! it reviewed, auto-merge, merge queue, its first 100 commits with their messages and
+//! credited authors, from which its class is decided, and every check on the decisive
+//! commit; more commits cost a request per 100, up to 250), the policy of its base branch
 //! (already read, unless the pull request was retargeted since the event), and, only when
 //! nothing else keeps it from merging, the head's diff for the review gates. This run's
 //! own job is left out of the pipeline with one more request when a GitHub Actions job is
@@ -16,8 +18,12 @@ use super::review::read_diff;
 use super::{Evaluated, StageInput, skipped_note};
 use crate::app::policy_source;
 use crate::env::RunEnv;
+use crate::runner::Level;
 use council_github::GitHub;
 use council_github::pulls::{ContextNode, MAX_CHECK_PAGES, RollupPr, RollupShape};
+use council_protocol::actors::{
+    ActorFacts, Classified, CommitMessage, Commits, MAX_LISTED_COMMITS, classify,
+};
 use council_protocol::command::Command;
 use council_protocol::error::{Error, Result};
 use council_protocol::event::PullRequest;
@@ -141,6 +147,25 @@ async fn open(
     let live = live_pull_request(event_pr, &rollup);
     let diff: (DiffFacts, Vec<ContextCheck>);
     let pipeline = pipeline(input.env, gh, &rollup, false, &mut shape).await?;
+    let commits = listed_commits(gh, &rollup).await?;
+    let actor = classify(
+        &policy.actors.agents,
+        &ActorFacts {
+            author: Some(&live.author),
+            head: &live.head_ref,
+            labels: Some(&live.labels),
+            commits: Some(Commits {
+                listed: &commits.listed,
+                total: commits.total,
+            }),
+        },
+    );
+    for warning in &actor.warnings {
+        input
+            .env
+            .runner
+            .annotate(Level::Warning, "council release: actors", &warning.plain());
+    }
     let open = OpenFacts {
         head_sha: live.head_sha.clone(),
         event_head: event_pr.head_sha.clone(),
@@ -159,7 +184,11 @@ async fn open(
                     .unwrap_or_default(),
                 state: r.state.to_ascii_uppercase(),
                 bot: r.author.as_ref().is_some_and(|a| a.typename == "Bot"),
-                commit: None,
+                commit: r
+                    .commit
+                    .as_ref()
+                    .map(|c| c.oid.clone())
+                    .filter(|oid| !oid.is_empty()),
             })
             .collect(),
         auto_merge: rollup.auto_merge_request.as_ref().map(|a| AutoMerge {
@@ -172,7 +201,7 @@ async fn open(
         }),
         in_merge_queue: rollup.is_in_merge_queue,
         author: live.author.clone(),
-        commit_authors: Vec::new(),
+        commit_authors: commits.authors,
     };
     let mut stage = ReleaseStage {
         pr: &live,
@@ -183,7 +212,10 @@ async fn open(
             pipeline,
             open: Some(open),
             queue: policy.queue.enabled,
-            actor: None,
+            actor: Some(Classified {
+                actor: &actor,
+                rules: &policy.actors.agent,
+            }),
         },
         review: None,
         pull_id: &rollup.id,
@@ -198,6 +230,64 @@ async fn open(
     let mut result = decide(&stage);
     result.notes.extend(degraded(&shape));
     Ok(Evaluated::DecidedOn(result, Box::new(live.clone())))
+}
+
+/// The pull request's commits as GitHub lists them for the head just read: their
+/// messages (trailers) and the persons credited as their authors and co-authors.
+struct ListedCommits {
+    listed: Vec<CommitMessage>,
+    /// The pull request's commit count.
+    total: u64,
+    /// Logins, each once.
+    authors: Vec<String>,
+}
+
+/// The commits the rollup brought (the first 100), and, for a pull request with more,
+/// the next pages (one request per 100) up to [`MAX_LISTED_COMMITS`]; reading stops at a
+/// page listed for another head (a push meanwhile: what was read is what is known).
+async fn listed_commits(gh: &GitHub, rollup: &RollupPr) -> Result<ListedCommits> {
+    let mut out = ListedCommits {
+        listed: Vec::new(),
+        total: 0,
+        authors: Vec::new(),
+    };
+    let Some(first) = &rollup.listed_commits else {
+        return Ok(out);
+    };
+    out.total = first.total_count;
+    let take = |page: &council_github::pulls::ListedCommits, out: &mut ListedCommits| {
+        for commit in page.iter() {
+            if out.listed.len() as u64 >= MAX_LISTED_COMMITS {
+                break;
+            }
+            for login in commit.author_logins() {
+                if !out.authors.iter().any(|a| a.eq_ignore_ascii_case(login)) {
+                    out.authors.push(login.to_string());
+                }
+            }
+            out.listed.push(CommitMessage {
+                sha: commit.oid.clone(),
+                message: commit.message.clone(),
+            });
+        }
+    };
+    take(first, &mut out);
+    let mut page_info = first.page_info.clone();
+    while page_info.has_next_page && (out.listed.len() as u64) < MAX_LISTED_COMMITS {
+        let Some(after) = page_info.end_cursor.clone() else {
+            break;
+        };
+        let Some((head, page)) = gh.pull_commits(rollup.number, &after).await? else {
+            break;
+        };
+        if head != rollup.head_ref_oid {
+            break;
+        }
+        take(&page, &mut out);
+        page_info = page.page_info;
+    }
+    out.total = out.total.max(out.listed.len() as u64);
+    Ok(out)
 }
 
 /// The pull request as GitHub answered just now, in the shape the gates read; what the

@@ -64,8 +64,12 @@ pub fn evaluate(input: &ReleaseStage) -> StageResult {
             gates,
             effects,
             notes,
+            actor: facts.actor.map(|a| a.actor.class),
         };
     };
+    if let Some(classified) = facts.actor {
+        notes.extend(classified.actor.warnings.iter().cloned());
+    }
     let mut gates = guard_gates(input);
     if let Some(reading) = &input.review {
         gates.extend(crate::stage::review::gates(&ReviewFacts {
@@ -112,6 +116,7 @@ pub fn evaluate(input: &ReleaseStage) -> StageResult {
         gates,
         effects,
         notes,
+        actor: facts.actor.map(|a| a.actor.class),
     }
 }
 

@@ -3,6 +3,7 @@
 
 use super::Stage;
 use super::effect::{Effect, EffectReport};
+use crate::actors::Class;
 use crate::audit::timeline::{Record, new_entry};
 use crate::audit::{Entry, GuardStatus, ReleaseStatus, ReviewStatus, RunInfo};
 use crate::error::Outcome;
@@ -37,6 +38,9 @@ pub struct StageResult {
     pub effects: Vec<Effect>,
     /// Footnotes for the summary (what the stage looked at, what it left out).
     pub notes: Vec<Message>,
+    /// The pull request's class, when the stage decided it from live facts (review and
+    /// release): the `actor` output.
+    pub actor: Option<Class>,
 }
 
 impl StageResult {

@@ -57,6 +57,7 @@ pub fn evaluate(facts: &ReviewFacts) -> StageResult {
         gates,
         effects,
         notes,
+        actor: facts.actor.map(|a| a.actor.class),
     }
 }
 

@@ -818,6 +818,7 @@ fn the_verdict_of_a_release_decision() {
         gates,
         effects: Vec::new(),
         notes: Vec::new(),
+        actor: None,
     };
     let pass = target_gate().pass(Message::new().text("ok"));
     let wait = target_gate().outcome(Verdict::Pending, Message::new().text("label"), None);
