@@ -27,7 +27,9 @@ fn main() {
     let cli = Cli::parse_from_iter(&args).unwrap_or_else(|e| exit::refused(&runner, &args, e));
     let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
     // Authoring tools read and write local files only: no environment, event or token.
-    if let Some(Command::Tool(tool)) = &cli.command {
+    if let Some(Command::Tool(tool)) = &cli.command
+        && tool.is_local()
+    {
         match app::authoring::run(tool, &cwd) {
             Ok(outcome) => exit::with(outcome),
             Err(e) => exit::failed(&runner, &e),

@@ -194,6 +194,18 @@ pub enum PolicyCommand {
     /// target. Exit 2 when the policy is invalid, 1 when a --branch may target nothing.
     #[command(after_help = POLICY_CHECK_HELP)]
     Check(PolicyCheckArgs),
+    /// Replay a policy against every pull request in the audit store: the guard verdicts
+    /// and agent/human classes that would change. Exit 1 when any would.
+    #[command(after_help = POLICY_SIMULATE_HELP)]
+    Simulate(PolicySimulateArgs),
+}
+
+impl ToolCommand {
+    /// Reads and writes local files only (`policy simulate` opens the audit store, which
+    /// may be a server, and reads `COUNCIL_DATABASE_URL`: it runs as an audit command).
+    pub fn is_local(&self) -> bool {
+        !matches!(self, ToolCommand::Policy(PolicyCommand::Simulate(_)))
+    }
 }
 
 // Parsed once per process: the size of a variant does not matter.
@@ -249,6 +261,7 @@ impl Command {
             Command::Audit(AuditCommand::Verify(_)) => "audit verify",
             Command::Tool(ToolCommand::Init(_)) => "init",
             Command::Tool(ToolCommand::Policy(PolicyCommand::Check(_))) => "policy check",
+            Command::Tool(ToolCommand::Policy(PolicyCommand::Simulate(_))) => "policy simulate",
             Command::Tool(ToolCommand::Completions(_)) => "completions",
             Command::Tool(ToolCommand::Man(_)) => "man",
         }

@@ -17,7 +17,9 @@ use crate::cli::args::{
     StateFields as FieldArgs, TrustArgs,
 };
 use crate::cli::values::CommandInput;
-use crate::cli::{AuditCommand, Cli, Command as Sub, ContextCommand, StateCommand};
+use crate::cli::{
+    AuditCommand, Cli, Command as Sub, ContextCommand, PolicyCommand, StateCommand, ToolCommand,
+};
 use crate::env::{EventSource, RunEnv};
 
 /// The request a command line asks for, and a warning per secret given as an argument
@@ -205,6 +207,27 @@ fn subcommand(sub: Sub, env: &RunEnv) -> Result<(Request, Option<crate::secret::
         Sub::Audit(a) => {
             let database_url = store_url(&a);
             (Request::Audit(Box::new(audit(a, env)?)), database_url)
+        }
+        Sub::Tool(ToolCommand::Policy(PolicyCommand::Simulate(a))) => {
+            let database_url = a.store.database_url.clone();
+            (
+                Request::Audit(Box::new(AuditRequest {
+                    task: AuditTask::Simulate {
+                        policy: PolicyFile {
+                            explicit: a.path.is_some(),
+                            path: a.path.map_or_else(
+                                || super::DEFAULT_POLICY_PATH.to_string(),
+                                |p| p.to_string_lossy().into_owned(),
+                            ),
+                        },
+                        filter: filter(a.filter),
+                    },
+                    database_url: secrets::database_url(database_url.clone(), env),
+                    hmac_key: None,
+                    json: a.json.json,
+                })),
+                database_url,
+            )
         }
         Sub::Tool(_) => {
             return Err(Error::Usage(format!(

@@ -6,6 +6,7 @@
 mod support;
 
 mod action_metadata;
+mod actors;
 mod agent_state_corpus;
 mod artifact;
 mod audit;

@@ -12,6 +12,7 @@ mod progress;
 mod query;
 mod record;
 mod report;
+mod simulate;
 mod sync;
 mod table;
 mod verify;
@@ -54,6 +55,7 @@ pub async fn run(env: &RunEnv, req: &AuditRequest) -> Result<Outcome> {
         } => query::run(env, req, question.as_deref(), filter, *csv).await,
         AuditTask::Report { html, filter } => report::run(env, req, html, filter).await,
         AuditTask::Verify { filter } => verify::run(env, req, filter).await,
+        AuditTask::Simulate { policy, filter } => simulate::run(env, req, policy, filter).await,
     }
 }
 

@@ -9,12 +9,16 @@ mod policy_check;
 use std::path::Path;
 
 use crate::cli::{PolicyCommand, ToolCommand};
-use council_protocol::error::{Outcome, Result};
+use council_protocol::error::{Error, Outcome, Result};
 
 pub fn run(tool: &ToolCommand, cwd: &Path) -> Result<Outcome> {
     match tool {
         ToolCommand::Init(args) => init::run(args, cwd),
         ToolCommand::Policy(PolicyCommand::Check(args)) => policy_check::run(args, cwd),
+        // An audit command: `main` resolves it as a request (it opens the store).
+        ToolCommand::Policy(PolicyCommand::Simulate(_)) => Err(Error::Usage(
+            "`council policy simulate` runs as an audit command".to_string(),
+        )),
         ToolCommand::Completions(args) => manual::completions(args.shell),
         ToolCommand::Man(args) => manual::man_pages(&cwd.join(&args.dir)),
     }
