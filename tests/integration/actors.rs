@@ -895,3 +895,77 @@ async fn mcp_check_branch_says_what_an_agent_must_expect_before_it_pushes() {
     assert_eq!(gh.calls().len(), before);
     let _ = (WORKFLOW_TOKEN, RELEASE_TOKEN);
 }
+
+/// One policy, three enforcement points: MCP `check_branch` before the push (branch and
+/// author), review's check, and release's decision agree on the class of a set of
+/// branch, author and trailer combinations; where the preflight cannot know (a trailer),
+/// it says human and what could still change that, never the reverse. The guard's
+/// verdict before the push is the guard's verdict on the pull request.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_preflight_the_pull_request_check_and_the_merge_decision_agree() {
+    use crate::mcp::Session;
+    let policy = "branches:\n  rules:\n    - {pattern: \"**/**\", targets: [develop]}\n";
+    let gh = world(policy).await;
+    let cases = [
+        ("copilot/fix-1", "alice", ""),
+        ("feature/one", "Copilot", ""),
+        ("feature/two", "alice", CLAUDE),
+        ("feature/three", "dependabot[bot]", ""),
+        ("claude/x-1", "my-agent[bot]", "Assisted-by: Codex:gpt-5"),
+        (
+            "feature/four",
+            "alice",
+            "Signed-off-by: alice <a@example.com>",
+        ),
+        ("nofolder", "alice", ""),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::start(&gh.uri(), &[], dir.path());
+    for (i, (head, author, trailer)) in cases.iter().enumerate() {
+        let n = 50 + i as u64;
+        let message = match trailer.is_empty() {
+            true => "Change".to_string(),
+            false => format!("Change\n\n{trailer}\n"),
+        };
+        pull(
+            &gh,
+            n,
+            author,
+            head,
+            &[("a.txt", &format!("{n}\n"))],
+            &message,
+        );
+        let (error, text) = s.call(
+            "check_branch",
+            serde_json::json!({"branch": head, "target": "develop", "author": author}),
+        );
+        assert!(!error, "{text}");
+        let before: Value = serde_json::from_str(&text).unwrap();
+        let reviewed = review(&gh, n).await;
+        let guard = reviewed.output("guard-status").to_string();
+        assert_eq!(
+            before["passed"] == true,
+            guard == "PASS",
+            "{head}: preflight {before} vs guard {guard}"
+        );
+        if guard != "PASS" {
+            continue;
+        }
+        let at_review = reviewed.output("actor").to_string();
+        let _ = gh.pr(n).check_run("ci", "completed", Some("success"));
+        let released = release_in(&gh, n, &format!("{}", 2000 + n)).await;
+        let at_release = released.output("actor").to_string();
+        assert_eq!(at_review, at_release, "{head} by {author}");
+        let preflight = before["actor"]["class"].as_str().unwrap();
+        if preflight == "agent" {
+            assert_eq!(at_review, "agent", "{head} by {author}");
+        } else {
+            // Only what the preflight could not see makes the difference.
+            assert!(
+                at_review == "human" || !trailer.is_empty(),
+                "{head} by {author}: {at_review}"
+            );
+        }
+    }
+    gh.writes_not_checked("the classes at each point are what is checked");
+}

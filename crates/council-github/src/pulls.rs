@@ -774,6 +774,47 @@ mod tests {
     }
 
     #[test]
+    fn the_commits_come_with_the_first_page_and_name_the_persons_github_credits() {
+        let query = RollupShape::default().query();
+        assert!(query.contains("listedCommits: commits(first: 100) @include(if: $commits)"));
+        assert!(query.contains("authors(first: 10) { nodes { user { login } } }"));
+        assert!(query.contains("latestOpinionatedReviews(first: 100, writersOnly: true)"));
+        let pr: RollupPr = serde_json::from_value(json!({
+            "latestOpinionatedReviews": {"nodes": [
+                {"author": {"login": "dave", "__typename": "User"}, "state": "APPROVED",
+                 "commit": {"oid": "abc"}},
+                {"author": null, "state": "APPROVED", "commit": null}
+            ]},
+            "listedCommits": {
+                "totalCount": 101,
+                "pageInfo": {"hasNextPage": true, "endCursor": "c100"},
+                "nodes": [{"commit": {"oid": "abc", "message": "Fix\n\nCo-authored-by: bob <b>",
+                    "authors": {"nodes": [{"user": {"login": "alice"}}, {"user": null},
+                                          {"user": {"login": "bob"}}]}}}, null]
+            }
+        }))
+        .unwrap();
+        let reviews: Vec<Option<&str>> = pr
+            .latest_opinionated_reviews
+            .iter()
+            .map(|r| r.commit.as_ref().map(|c| c.oid.as_str()))
+            .collect();
+        assert_eq!(reviews, [Some("abc"), None]);
+        let listed = pr.listed_commits.unwrap();
+        assert_eq!(listed.total_count, 101);
+        assert!(listed.page_info.has_next_page);
+        let commits: Vec<&ListedCommit> = listed.iter().collect();
+        assert_eq!(commits.len(), 1);
+        assert_eq!(
+            commits[0].author_logins().collect::<Vec<_>>(),
+            ["alice", "bob"]
+        );
+        // Asked without the commits (a later page of checks): none.
+        let later: RollupPr = serde_json::from_value(json!({"number": 7})).unwrap();
+        assert!(later.listed_commits.is_none());
+    }
+
+    #[test]
     fn the_decisive_commit_is_the_head_until_merged() {
         let pr: RollupPr = serde_json::from_value(json!({
             "merged": false,

@@ -205,6 +205,12 @@ fn text(policy: &str, store: &str, changed: &[(&RecordedPullRow, Replay)], c: &C
                 gate.now.verdict.as_str(),
                 gate.now.message.plain()
             ));
+            if let Some(fix) = &gate.now.fix {
+                out.push_str(&format!("    fix: {}\n", fix.advice.plain()));
+                for command in &fix.commands {
+                    out.push_str(&format!("      {command}\n"));
+                }
+            }
         }
         if let Some(class) = &replayed.class {
             out.push_str(&format!(
