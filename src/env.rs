@@ -85,6 +85,7 @@ impl Vars {
             actions: self.in_actions(),
             output_path: self.get("GITHUB_OUTPUT").map(PathBuf::from),
             summary_path: self.get("GITHUB_STEP_SUMMARY").map(PathBuf::from),
+            sink: crate::runner::Sink::Process,
         }
     }
 

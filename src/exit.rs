@@ -7,26 +7,23 @@ use std::ffi::OsString;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
 use crate::runner::Runner;
-use council_protocol::error::{Error, Outcome};
+use council_protocol::error::Error;
 use council_protocol::stage::Outputs;
 
-/// Ends the process with an outcome's code.
-pub fn with(outcome: Outcome) -> ! {
-    std::process::exit(outcome.exit_code())
-}
-
-/// Ends the process on an error that stopped the run before (or instead of) a verdict.
-pub fn failed(runner: &Runner, e: &Error) -> ! {
+/// The code of an error that stopped the run before (or instead of) a verdict, once
+/// told.
+pub fn failed(runner: &Runner, e: &Error) -> i32 {
     let _ = runner.set_outputs(&Outputs::pending().pairs());
     runner.report(e);
-    std::process::exit(e.exit_code())
+    e.exit_code()
 }
 
-/// Ends the process on a command line clap refused. Help and version are not errors. In
-/// Actions an input with a bad value (`INPUT_DRY-RUN=yes`) is a usage error like any
-/// other (outputs, annotation, exit 2); on a terminal clap says it, or, when flags of a
-/// subcommand came before its name, where they go.
-pub fn refused(runner: &Runner, args: &[OsString], e: clap::Error) -> ! {
+/// The code of a command line clap refused, once told. Help and version are not errors
+/// (exit 0, on stdout). In Actions an input with a bad value (`INPUT_DRY-RUN=yes`) is a
+/// usage error like any other (outputs, annotation, exit 2), and so is a bad value on a
+/// terminal (one line); flags of a subcommand given before its name are told where they
+/// go; anything else is clap's own message.
+pub fn refused(runner: &Runner, args: &[OsString], e: clap::Error) -> i32 {
     let help = matches!(
         e.kind(),
         ErrorKind::DisplayHelp
@@ -34,9 +31,21 @@ pub fn refused(runner: &Runner, args: &[OsString], e: clap::Error) -> ! {
             | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     );
     if !help && (runner.actions || e.kind() == ErrorKind::ValueValidation) {
-        failed(runner, &Error::Usage(usage_message(&e)));
+        return failed(runner, &Error::Usage(usage_message(&e)));
     }
-    crate::cli::flag_order::exit(args, e)
+    if !help && let Some(hint) = crate::cli::flag_order::hint(args) {
+        runner.eprintln(&format!(
+            "error: {}",
+            council_protocol::redact::shown(&hint)
+        ));
+        return 2;
+    }
+    let text = e.render().to_string();
+    match e.use_stderr() {
+        true => runner.sink_stderr(&text),
+        false => runner.print(&text),
+    }
+    e.exit_code()
 }
 
 /// A refused value said as the contract says bad input: which input, what is wrong

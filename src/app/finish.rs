@@ -376,9 +376,9 @@ fn tell(
             ended.exit_code(),
             unfinished,
         );
-        println!("{json}");
+        env.runner.println(&json.to_string());
     } else if !env.in_actions {
-        print!("{}", summary::plain(&report));
+        env.runner.print(&summary::plain(&report));
     }
     ended
 }

@@ -153,7 +153,8 @@ async fn run_pr(
         // same event may have written them already.
         env.runner.annotate(Level::Notice, "council", &why);
         if req.json {
-            println!("{}", super::run_json::nothing_to_do(req.invoked_as, &why));
+            env.runner
+                .println(&super::run_json::nothing_to_do(req.invoked_as, &why).to_string());
         }
         return Ok(Outcome::Passed);
     }

@@ -9,13 +9,14 @@ mod policy_check;
 use std::path::Path;
 
 use crate::cli::{PolicyCommand, ToolCommand};
+use crate::runner::Runner;
 use council_protocol::error::{Outcome, Result};
 
-pub fn run(tool: &ToolCommand, cwd: &Path) -> Result<Outcome> {
+pub fn run(tool: &ToolCommand, cwd: &Path, out: &Runner) -> Result<Outcome> {
     match tool {
-        ToolCommand::Init(args) => init::run(args, cwd),
-        ToolCommand::Policy(PolicyCommand::Check(args)) => policy_check::run(args, cwd),
-        ToolCommand::Completions(args) => manual::completions(args.shell),
-        ToolCommand::Man(args) => manual::man_pages(&cwd.join(&args.dir)),
+        ToolCommand::Init(args) => init::run(args, cwd, out),
+        ToolCommand::Policy(PolicyCommand::Check(args)) => policy_check::run(args, cwd, out),
+        ToolCommand::Completions(args) => manual::completions(args.shell, out),
+        ToolCommand::Man(args) => manual::man_pages(&cwd.join(&args.dir), out),
     }
 }
