@@ -6,7 +6,7 @@
 
 use super::audit_file;
 use super::effects::Executor;
-use super::ledger::Ledger;
+use super::ledger::{Ledger, Timing};
 use super::now;
 use super::run_json;
 use super::upload::{Upload, upload};
@@ -239,6 +239,10 @@ async fn keep_ledger(
             artifact: Some(artifact_name(run.pr.number)),
         },
         stage: results.first().map_or(Stage::Guard, |r| r.stage),
+        timing: Timing {
+            now: chrono::Utc::now(),
+            unit: env.retry.base_delay,
+        },
     };
     let persisted = ledger.persist(ours).await;
     for warning in &persisted.warnings {
