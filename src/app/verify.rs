@@ -152,7 +152,7 @@ fn derived_mismatch(
         }
     }
     if let Some(stored) = &newest.stored_gates {
-        let expected = Value::Object(gates);
+        let expected = serde_json::to_value(&gates).unwrap_or_default();
         if *stored != expected {
             return Some(format!(
                 "the stored `gates` {stored} are not what the timeline implies ({expected}): they were edited"

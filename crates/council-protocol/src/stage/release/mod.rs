@@ -815,9 +815,12 @@ mod tests {
             let waiting = decide(&agent(&policy, None), Vec::new(), &[]);
             let entry = human_approval(&waiting).unwrap();
             let gates = derived_gates(&[E(entry.action, entry.verdict.as_str())]);
-            assert_eq!(gates["human_approval"], serde_json::Value::Null);
+            assert_eq!(gates.get("human_approval"), Some(None));
             let gates = derived_gates(&[E("check:human-approval", "PASS")]);
-            assert_eq!(gates["human_approval"], "PASS");
+            assert_eq!(
+                gates.get("human_approval"),
+                Some(Some(&crate::audit::gates::GateValue::Pass))
+            );
         }
 
         #[test]
