@@ -23,7 +23,7 @@ pub async fn invoke(args: &[OsString], vars: Vars, cwd: PathBuf, sink: Sink) -> 
     // Authoring tools read and write local files only: no environment, event or token.
     if let Some(Command::Tool(tool)) = &cli.command {
         return match app::authoring::run(tool, &cwd, &runner) {
-            Ok(outcome) => outcome.exit_code(),
+            Ok(outcome) => exit::outcome_code(outcome),
             Err(e) => exit::failed(&runner, &e),
         };
     }
@@ -50,12 +50,12 @@ pub async fn invoke(args: &[OsString], vars: Vars, cwd: PathBuf, sink: Sink) -> 
             Ok(()) => 0,
             Err(e) => {
                 env.runner.eprintln(&format!("error: {e}"));
-                e.exit_code()
+                exit::code(&e)
             }
         };
     }
     match app::run(&env, &request).await {
-        Ok(outcome) => outcome.exit_code(),
+        Ok(outcome) => exit::outcome_code(outcome),
         Err(e) => exit::failed(&env.runner, &e),
     }
 }

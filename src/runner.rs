@@ -129,8 +129,8 @@ impl Runner {
     /// command: on a terminal `error: <what went wrong and the fix>` on stderr; in Actions
     /// an `::error title=…::` annotation and a section of the step summary.
     pub fn report(&self, e: &council_protocol::error::Error) {
-        self.error(e.title(), &e.to_string());
-        let _ = self.append_summary(&e.summary_section());
+        self.error(crate::exit::title(e), &e.to_string());
+        let _ = self.append_summary(&crate::exit::summary_section(e));
     }
 
     /// An error in the one style of every command: an `::error title=…::` annotation in

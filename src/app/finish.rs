@@ -341,7 +341,7 @@ fn tell(
         announce(env, results, &shown.done);
     }
     if let Some(e) = unfinished {
-        env.runner.error(e.title(), &e.to_string());
+        env.runner.error(crate::exit::title(e), &e.to_string());
     }
     let effects: Vec<EffectReport> = shown.done.into_iter().map(|d| d.report).collect();
     let report = RunReport {
@@ -353,7 +353,7 @@ fn tell(
     let mut markdown = summary::markdown(&report);
     if let Some(e) = unfinished {
         markdown.push('\n');
-        markdown.push_str(&e.summary_section());
+        markdown.push_str(&crate::exit::summary_section(e));
     }
     let mut outputs = Outputs::of_results(results);
     outputs
@@ -371,7 +371,7 @@ fn tell(
     let ended = outcome(
         results,
         effects.iter().any(EffectReport::failed),
-        unfinished.map(Error::exit_code),
+        unfinished.map(Error::kind),
     );
     if run.req.json {
         let json = run_json::pr_run(
@@ -379,7 +379,7 @@ fn tell(
             &run.repo.full(),
             &report,
             &outputs,
-            ended.exit_code(),
+            crate::exit::outcome_code(ended),
             unfinished,
         );
         env.runner.println(&json.to_string());

@@ -74,7 +74,7 @@ pub(super) async fn run(env: &RunEnv, req: &AuditRequest, s: &SyncRequest<'_>) -
     let full = s.full;
     let repo = repository(s.access, None)?;
     let gh = client(env, s.access, &repo)?.ok_or_else(|| {
-        Error::no_token("`audit sync` reads the pull requests and their comments")
+        crate::exit::no_token("`audit sync` reads the pull requests and their comments")
     })?;
     let mut store = open_default(env, req).await?;
     let full_name = repo.full();

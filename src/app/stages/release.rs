@@ -40,7 +40,7 @@ const MERGEABLE_READS: u32 = 3;
 
 pub async fn evaluate(input: &StageInput<'_>) -> Result<Evaluated> {
     let gh = input.clients.gh.as_ref().ok_or_else(|| {
-        Error::no_token(
+        crate::exit::no_token(
             "release reads the pull request through the API (`release-token` is only for \
              the merge)",
         )

@@ -19,10 +19,9 @@ use council_protocol::stage::review::{self, HeadNow};
 const MAX_CONTEXT_FILES: usize = 20;
 
 pub async fn evaluate(input: &StageInput<'_>) -> Result<Evaluated> {
-    let gh =
-        input.clients.gh.as_ref().ok_or_else(|| {
-            Error::no_token("review reads the pull request's files through the API")
-        })?;
+    let gh = input.clients.gh.as_ref().ok_or_else(|| {
+        crate::exit::no_token("review reads the pull request's files through the API")
+    })?;
     let pr = input.pr;
     let (diff, context_files) = read_diff(gh, pr, input.policy).await?;
     let unread = match review::head_now(pr, head_now(gh, pr.number).await?.as_deref()) {
