@@ -63,27 +63,23 @@ pub async fn run(
     let decided = started.elapsed();
     if req.json {
         let listed: Vec<Value> = changed.iter().map(|(row, r)| change_json(row, r)).collect();
-        println!(
-            "{}",
-            json!({
-                "policy": policy.source,
-                "database": store.shown(),
-                "changes": listed,
-                "counts": counts.json(),
-            })
-        );
+        let document = json!({
+            "policy": policy.source,
+            "database": store.shown(),
+            "changes": listed,
+            "counts": counts.json(),
+        });
+        env.runner.println(&document.to_string());
     } else {
-        print!(
-            "{}",
-            text(&policy.source, &store.shown(), &changed, &counts)
-        );
+        env.runner
+            .print(&text(&policy.source, &store.shown(), &changed, &counts));
     }
-    eprintln!(
+    env.runner.eprintln(&format!(
         "policy simulate: {} pull requests read in {} ms, replayed in {} ms",
         rows.len(),
         read.as_millis(),
         decided.saturating_sub(read).as_millis()
-    );
+    ));
     Ok(if changed.is_empty() {
         Outcome::Passed
     } else {

@@ -3,6 +3,7 @@
 //! names fare against each target, and whether a name alone makes a pull request an
 //! agent's (the preflight MCP `check_branch` answers too), without an event or the API.
 
+use crate::runner::Runner;
 use std::path::Path;
 
 use serde_json::{Value, json};
@@ -18,7 +19,7 @@ use council_protocol::gates::{GateOutcome, Verdict, thousands};
 use council_protocol::policy::Policy;
 use council_protocol::render::text::visible;
 
-pub fn run(args: &PolicyCheckArgs, cwd: &Path) -> Result<Outcome> {
+pub fn run(args: &PolicyCheckArgs, cwd: &Path, out: &Runner) -> Result<Outcome> {
     let (path, explicit) = match &args.path {
         Some(path) => (path.to_string_lossy().into_owned(), true),
         None => (DEFAULT_POLICY_PATH.to_string(), false),
@@ -31,11 +32,11 @@ pub fn run(args: &PolicyCheckArgs, cwd: &Path) -> Result<Outcome> {
         .map(|b| BranchVerdicts::of(&policy, b, &targets))
         .collect();
     if args.json.json {
-        println!("{}", as_json(&policy, &targets, &verdicts));
+        out.println(&as_json(&policy, &targets, &verdicts).to_string());
     } else {
-        print!("{}", describe(&policy));
+        out.print(&describe(&policy));
         if !verdicts.is_empty() {
-            print!("\n{}", table(&targets, &verdicts));
+            out.print(&format!("\n{}", table(&targets, &verdicts)));
         }
     }
     // A sample name no target accepts is what a user runs this to catch.

@@ -15,37 +15,31 @@ use council_protocol::actors::{ActorFacts, Classified, CommitMessage, Commits, c
 use council_protocol::assistant_context;
 use council_protocol::error::{Error, Result};
 use council_protocol::event::PullRequest;
-use council_protocol::gates::release::short;
 use council_protocol::policy::Policy;
-use council_protocol::render::text::Message;
 use council_protocol::review::{ContextCheck, DiffFacts, ReviewFacts, is_assistant_context};
 use council_protocol::stage::Stage;
+use council_protocol::stage::review::{self, HeadNow};
 
 /// ASSISTANT_CONTEXT files read at most (one request each); more are reported unread.
 const MAX_CONTEXT_FILES: usize = 20;
 
 pub async fn evaluate(input: &StageInput<'_>) -> Result<Evaluated> {
-    let gh =
-        input.clients.gh.as_ref().ok_or_else(|| {
-            Error::no_token("review reads the pull request's files through the API")
-        })?;
+    let gh = input.clients.gh.as_ref().ok_or_else(|| {
+        crate::exit::no_token("review reads the pull request's files through the API")
+    })?;
     let pr = input.pr;
     let (diff, context_files, commits) = read_diff_and_commits(gh, pr, input.policy).await?;
     let now = read_again(gh, pr.number).await?;
-    if let Some(now) = now.as_ref().and_then(|n| n.head_sha.as_deref())
-        && now != pr.head_sha
-    {
-        return Ok(Evaluated::Skipped(skipped_note(
-            Stage::Review,
-            &format!(
-                "the head of #{} moved from {} to {} since the event; the run for the new head \
-                 decides",
-                pr.number,
-                short(&pr.head_sha),
-                short(now),
-            ),
-        )));
-    }
+    let unread = match review::head_now(pr, now.as_ref().and_then(|n| n.head_sha.as_deref())) {
+        HeadNow::MovedOn(why) => {
+            return Ok(Evaluated::Skipped(skipped_note(
+                Stage::Review,
+                &why.plain(),
+            )));
+        }
+        HeadNow::Unread(note) => Some(note),
+        HeadNow::Same => None,
+    };
     // The class from live facts: the pull request as just read (its author as REST
     // writes it, its head branch and labels now), the event's where GitHub did not say;
     // and the commits of the head being decided.
@@ -81,13 +75,7 @@ pub async fn evaluate(input: &StageInput<'_>) -> Result<Evaluated> {
             rules: &input.policy.actors.agent,
         }),
     });
-    if now.is_none() {
-        result.notes.push(Message::new().text(format!(
-            "review: the head of #{} could not be read again (404); the verdict is about {}",
-            pr.number,
-            short(&pr.head_sha)
-        )));
-    }
+    result.notes.extend(unread);
     Ok(Evaluated::Decided(result))
 }
 

@@ -10,6 +10,7 @@ use super::chain::{ChainError, ZERO_HASH, seal_tail};
 use super::context::{ContextObject, Entry};
 use super::derive::decision;
 use super::derive::derive;
+use super::gates::GateValue;
 use super::head::{Head, HeadError};
 use super::timeline::{MAX_ENTRIES, MAX_ENTRIES_SHOWN};
 use super::verify::{Tamper, VerifyReport, verify_tail};
@@ -306,13 +307,13 @@ pub fn render(stored: &Stored, links: &Links) -> String {
         ctx.state.release_status.as_str()
     ));
     out.push_str("| Gate | Result |\n| --- | --- |\n");
-    for (gate, value) in &ctx.gates {
-        let shown = match gate.as_str() {
+    for (gate, value) in ctx.gates.iter() {
+        let shown = match gate {
             // Always a PASS: what it says is the class, and the kinds of evidence.
             "actor" => class_shown(&ctx.timeline),
             _ => None,
         };
-        let shown = shown.unwrap_or_else(|| value.as_str().unwrap_or("not run").to_string());
+        let shown = shown.unwrap_or_else(|| value.map_or("not run", GateValue::as_str).to_string());
         out.push_str(&format!("| `{gate}` | {shown} |\n"));
     }
     out.push_str(&findings(&ctx.timeline));
