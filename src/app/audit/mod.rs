@@ -3,9 +3,13 @@
 //! back, `verify` checks every stored chain again. The rules are `council_store`'s; this
 //! module opens the store, reaches GitHub and the files, and tells the user.
 //!
+//! `council policy simulate` runs here too (it reads the store): it replays a policy over
+//! every stored pull request.
+//!
 //! Exit codes: 0 done; 1 an object was refused (tampered, or conflicting with the stored
-//! chain) or a stored chain does not verify; 2 bad usage or an unreadable file; 3 the
-//! store or GitHub failed.
+//! chain), a stored chain does not verify, or (simulate) a verdict or class would
+//! change; 2 bad usage, an unreadable file or a bad policy; 3 the store or GitHub
+//! failed.
 
 mod import;
 mod progress;
