@@ -53,7 +53,30 @@ forget_earlier_dry_runs() {
 	echo "   forgot $forgotten unpacked copies and builds of council-* $version from earlier dry runs"
 }
 
+# cargo publishes the root package's [profile] sections only: the libraries' packages,
+# built alone, would get cargo's default dev profile (full debug info everywhere) and share
+# no unit with the tests' build. The workspace's dev profile, given as configuration,
+# applies to every package verified.
+mapfile -t profile < <(python3 - <<'PY'
+import json, sys, tomllib
+
+def flat(prefix, table):
+    for key, value in table.items():
+        name = f'{prefix}."{key}"' if key == "*" else f"{prefix}.{key}"
+        if isinstance(value, dict):
+            yield from flat(name, value)
+        else:
+            yield "--config"
+            yield f"{name}={json.dumps(value)}"
+
+with open("Cargo.toml", "rb") as f:
+    dev = tomllib.load(f).get("profile", {}).get("dev", {})
+sys.stdout.write("".join(arg + "\n" for arg in flat("profile.dev", dev)))
+PY
+)
+
 forget_earlier_dry_runs
-args=("$@")
+args=("${profile[@]}" "$@")
 [[ " $* " == *" -p "* || " $* " == *" --package "* ]] || args=(--workspace "${args[@]}")
+echo "   cargo publish --dry-run --locked ${args[*]}"
 cargo publish --dry-run --locked "${args[@]}"
