@@ -1,6 +1,12 @@
 //! The fake GitHub's world with the real binary: events from the world, writes by token.
 //! (The world itself, route by route through the product's client, is tested in its own
-//! crate: `crates/fake-github/tests/world/`.)
+//! crate: `crates/fake-github/tests/world/`.) Also the client other modules use to act on
+//! the world as a token's holder would.
+
+use std::time::Duration;
+
+use council_github::retry::RetryPolicy;
+use council_github::{GitHub, GitHubConfig, RepoName};
 
 use crate::support::events::Events as _;
 use crate::support::fake_github::FakeGitHub;
@@ -11,6 +17,23 @@ const SHA: &str = "1111111111111111111111111111111111111111";
 
 fn repo(rest: &str) -> String {
     format!("/repos/{REPO}{rest}")
+}
+
+/// The product's client for one token, retrying fast.
+pub fn client(gh: &FakeGitHub, token: &str) -> GitHub {
+    let config = GitHubConfig {
+        api_url: gh.uri(),
+        graphql_url: format!("{}/graphql", gh.uri()),
+        token: Some(token.to_string()),
+        retry: RetryPolicy {
+            max_attempts: 3,
+            base_delay: Duration::from_millis(1),
+            max_delay: Duration::from_secs(5),
+            ..RetryPolicy::default()
+        },
+        read_only: false,
+    };
+    GitHub::new(&config, RepoName::parse(REPO).expect("repo name")).expect("client")
 }
 
 #[tokio::test(flavor = "multi_thread")]
