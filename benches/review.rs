@@ -105,6 +105,7 @@ fn bench(c: &mut Criterion) {
             policy,
             diff: &facts,
             context_files: &[],
+            actor: None,
         })
     };
     let result = review(&policy);

@@ -1,6 +1,7 @@
-//! agent-council's program: the orchestration (`app`), the command line (`cli`), how a
-//! run is configured (`settings`) and how it talks to the runner (`runner`). The rules
-//! are `council_protocol`'s (pure: no I/O, clock or environment); GitHub is reached only
+//! agent-council's program: the command line (`cli`), the run environment (`env`), one
+//! typed request per command (`request`), the orchestration (`app`), the MCP server
+//! (`mcp`) and how a run talks to the runner (`runner`). The rules are
+//! `council_protocol`'s (pure: no I/O, clock or environment); GitHub is reached only
 //! through `council_github`. The compiler keeps those borders: neither of them can call
 //! into this crate, and `council_protocol` depends on nothing that does I/O.
 
@@ -10,7 +11,10 @@
 
 pub mod app;
 pub mod cli;
-pub mod flag_order;
+pub mod env;
+pub mod exit;
+pub mod invoke;
 pub mod mcp;
+pub mod request;
 pub mod runner;
-pub mod settings;
+pub mod secret;

@@ -9,6 +9,8 @@
 
 use std::io::Cursor;
 
+use council_protocol::actors::trailers::{self as commit_trailers, MAX_TRAILERS};
+use council_protocol::actors::{ActorFacts, CommitMessage, Commits, classify};
 use council_protocol::agent_state::{
     self, count_blocks, parse_block, read_block, render_block, render_comment, scan_comment,
 };
@@ -28,7 +30,7 @@ use council_protocol::secrets::find_secrets;
 pub type Target = fn(&[u8]);
 
 /// The fuzz targets by name, for the seed replay and the scripts.
-pub const TARGETS: [(&str, Target); 8] = [
+pub const TARGETS: [(&str, Target); 9] = [
     ("event", event),
     ("policy", policy),
     ("agent_state", agent_state),
@@ -37,6 +39,7 @@ pub const TARGETS: [(&str, Target); 8] = [
     ("ledger_block", ledger_block),
     ("verify", verify),
     ("patch", patch),
+    ("trailers", trailers),
 ];
 
 /// Event names the product tells apart; the first byte picks one.
@@ -103,7 +106,7 @@ pub fn event(data: &[u8]) {
 }
 
 /// `.github/council.yml`; an accepted policy then decides a few heads, among them the
-/// input's own first line.
+/// input's own first line, and classifies them as agents' or humans'.
 pub fn policy(data: &[u8]) {
     let Some(text) = text(data) else { return };
     let Ok(policy) = Policy::parse(text, ".github/council.yml@main") else {
@@ -135,6 +138,25 @@ pub fn policy(data: &[u8]) {
                 let _ = outcome.timeline_message();
             }
         }
+        let commits = [CommitMessage {
+            sha: "0".repeat(40),
+            message: text.to_string(),
+        }];
+        let labels = [first_line.to_string(), "agent".to_string()];
+        let actor = classify(
+            &policy.actors.agents,
+            &ActorFacts {
+                author: Some(first_line),
+                head,
+                labels: Some(&labels),
+                commits: Some(Commits {
+                    listed: &commits,
+                    total: 1,
+                }),
+            },
+        );
+        let _ = actor.message().markdown();
+        let _ = policy.actors.agent.forbidden().map(|g| g.first_match(head));
     }
 }
 
@@ -324,4 +346,59 @@ pub fn patch(data: &[u8]) {
     for found in find_secrets(text) {
         let _ = found;
     }
+}
+
+/// A commit message's trailers by git's rule. Each is well formed, and written back as a
+/// last paragraph they read the same; the default policy then classifies a pull request
+/// of that commit, and its message renders.
+pub fn trailers(data: &[u8]) {
+    let Some(text) = text(data) else { return };
+    let block = commit_trailers::parse(text);
+    assert!(
+        block.trailers.len() <= MAX_TRAILERS,
+        "more trailers than the limit"
+    );
+    let mut written = String::from("Title\n\n");
+    for t in &block.trailers {
+        assert!(
+            !t.key.is_empty()
+                && t.key
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-'),
+            "a key git would not read: {:?}",
+            t.key
+        );
+        assert!(
+            !t.value.contains('\n'),
+            "a value left folded: {:?}",
+            t.value
+        );
+        written.push_str(&format!("{}: {}\n", t.key, t.value));
+    }
+    if !block.trailers.is_empty() {
+        let again = commit_trailers::parse(&written);
+        assert_eq!(
+            again.trailers, block.trailers,
+            "written back, read otherwise\n{written}"
+        );
+    }
+    let policy = Policy::default_policy();
+    let commits = [CommitMessage {
+        sha: "f".repeat(40),
+        message: text.to_string(),
+    }];
+    let actor = classify(
+        &policy.actors.agents,
+        &ActorFacts {
+            author: Some("alice"),
+            head: "feature/x",
+            labels: Some(&[]),
+            commits: Some(Commits {
+                listed: &commits,
+                total: 300,
+            }),
+        },
+    );
+    let _ = actor.message().plain();
+    let _ = actor.message().markdown();
 }

@@ -7,11 +7,12 @@
 use super::audit_file;
 use super::effects::Executor;
 use super::ledger::Ledger;
+use super::now;
 use super::run_json;
 use super::upload::{Upload, upload};
-use super::{now, run_url};
+use crate::env::RunEnv;
+use crate::request::PipelineRequest;
 use crate::runner::Level;
-use crate::settings::Settings;
 use council_github::artifact::artifact_name;
 use council_github::{GitHub, RepoName};
 use council_protocol::audit::stored::Links;
@@ -29,7 +30,8 @@ use council_protocol::stage::{
 
 /// Everything a pull-request run acts with.
 pub struct PrRun<'a> {
-    pub settings: &'a Settings,
+    pub env: &'a RunEnv,
+    pub req: &'a PipelineRequest,
     pub event: &'a Event,
     pub repo: &'a RepoName,
     pub pr: &'a PullRequest,
@@ -71,7 +73,7 @@ pub async fn finish(
     let executor = Executor {
         gh: run.gh,
         release: run.release,
-        dry_run: run.settings.dry_run,
+        dry_run: run.req.access.dry_run,
         pr: Some(run.pr),
     };
     let reports = perform_effects(&executor, &mut results).await;
@@ -86,7 +88,9 @@ pub async fn finish(
     }
     let (context, comment_written) = keep_ledger(run, &executor, &results, &ours, &mut shown).await;
     let audit_path = write_audit_file(run, &context, &mut shown);
-    if let Some(report) = super::audit::record(run.settings, &context, comment_written).await {
+    if let Some(report) =
+        super::audit::record(run.env, run.req, &context, run.pr, comment_written).await
+    {
         shown.done.push(Done::new("council audit store", report));
     }
     let artifact_id = match &audit_path {
@@ -203,7 +207,7 @@ fn this_runs_entries(
     ours.append(entries(
         results,
         reports,
-        &run.settings.run,
+        &run.env.run,
         &run.pr.head_sha,
         &time,
     ));
@@ -219,26 +223,26 @@ async fn keep_ledger(
     ours: &ContextObject,
     shown: &mut Shown,
 ) -> (ContextObject, bool) {
-    let settings = run.settings;
+    let env = run.env;
     let ledger = Ledger {
-        settings,
+        run: &env.run,
+        key: run.req.hmac_key.as_ref(),
         gh: run.gh,
         executor,
         repo: run.repo,
-        repo_id: settings
+        repo_id: env
             .repository_id
             .or_else(|| run.event.repository_id(&run.repo.full())),
         pr: run.pr,
         links: Links {
-            run_url: run_url(settings, run.repo),
+            run_url: env.run_url(run.repo),
             artifact: Some(artifact_name(run.pr.number)),
         },
         stage: results.first().map_or(Stage::Guard, |r| r.stage),
     };
     let persisted = ledger.persist(ours).await;
     for warning in &persisted.warnings {
-        settings
-            .runner
+        env.runner
             .annotate(Level::Warning, "council ledger", warning);
     }
     let written = persisted
@@ -260,13 +264,11 @@ async fn keep_ledger(
 /// `out/audit/PR-<n>.json` in the workspace; its path, or `None` when it could not be
 /// written (a failed effect: the verdict stands).
 fn write_audit_file(run: &PrRun<'_>, context: &ContextObject, shown: &mut Shown) -> Option<String> {
-    match audit_file::write(&run.settings.workspace, context) {
+    match audit_file::write(&run.env.workspace, context) {
         Ok(written) => {
             // A file that was there: replaced (a notice) or kept (a warning), told once.
             if let Some((level, said)) = &written.said {
-                run.settings
-                    .runner
-                    .annotate(*level, "council audit file", said);
+                run.env.runner.annotate(*level, "council audit file", said);
             }
             shown
                 .notes
@@ -291,7 +293,7 @@ async fn upload_artifact(
     audit_path: &str,
     shown: &mut Shown,
 ) -> String {
-    match upload(run.settings, run.pr.number, context, audit_path).await {
+    match upload(run.env, &run.req.upload, run.pr.number, context, audit_path).await {
         Upload::Done(id, report) => {
             shown.done.push(Done::new("council artifact", report));
             id
@@ -301,7 +303,7 @@ async fn upload_artifact(
             String::new()
         }
         Upload::Skipped(why) => {
-            run.settings
+            run.env
                 .runner
                 .annotate(Level::Notice, "council artifact", &why);
             shown
@@ -328,12 +330,12 @@ fn tell(
     audit_path: Option<String>,
     artifact_id: String,
 ) -> Outcome {
-    let settings = run.settings;
-    if settings.in_actions {
-        announce(settings, results, &shown.done);
+    let env = run.env;
+    if env.in_actions {
+        announce(env, results, &shown.done);
     }
     if let Some(e) = unfinished {
-        settings.runner.error(e.title(), &e.to_string());
+        env.runner.error(e.title(), &e.to_string());
     }
     let effects: Vec<EffectReport> = shown.done.into_iter().map(|d| d.report).collect();
     let report = RunReport {
@@ -352,14 +354,12 @@ fn tell(
         .set(Output::Context, context.to_compact_json())
         .set(Output::AuditPath, audit_path.unwrap_or_default())
         .set(Output::ArtifactId, artifact_id);
-    if let Err(e) = settings.runner.set_outputs(&outputs.pairs()) {
-        settings
-            .runner
+    if let Err(e) = env.runner.set_outputs(&outputs.pairs()) {
+        env.runner
             .annotate(Level::Warning, "council outputs", &e.to_string());
     }
-    if let Err(e) = settings.runner.append_summary(&markdown) {
-        settings
-            .runner
+    if let Err(e) = env.runner.append_summary(&markdown) {
+        env.runner
             .annotate(Level::Warning, "council summary", &e.to_string());
     }
     let ended = outcome(
@@ -367,18 +367,18 @@ fn tell(
         effects.iter().any(EffectReport::failed),
         unfinished.map(Error::exit_code),
     );
-    if settings.json {
+    if run.req.json {
         let json = run_json::pr_run(
-            settings,
+            run.req.invoked_as,
             &run.repo.full(),
             &report,
             &outputs,
             ended.exit_code(),
             unfinished,
         );
-        println!("{json}");
-    } else if !settings.in_actions {
-        print!("{}", summary::plain(&report));
+        env.runner.println(&json.to_string());
+    } else if !env.in_actions {
+        env.runner.print(&summary::plain(&report));
     }
     ended
 }
@@ -415,7 +415,7 @@ fn settle_release(result: &mut StageResult, reports: &[EffectReport]) {
 /// One error annotation per failed gate, naming the rule and the fix, and a notice per
 /// gate that waits (what it waits for); a warning for a refused or failed effect, a
 /// notice for a skipped or waiting one.
-fn announce(settings: &Settings, results: &[StageResult], done: &[Done]) {
+fn announce(env: &RunEnv, results: &[StageResult], done: &[Done]) {
     for result in results {
         for gate in &result.gates {
             let level = match gate.verdict {
@@ -423,7 +423,7 @@ fn announce(settings: &Settings, results: &[StageResult], done: &[Done]) {
                 Verdict::Fail => Level::Error,
                 Verdict::Pending => Level::Notice,
             };
-            settings.runner.annotate(
+            env.runner.annotate(
                 level,
                 &format!("council {}: {} ({})", result.stage, gate.gate, gate.action),
                 &gate.timeline_message(),
@@ -438,7 +438,7 @@ fn announce(settings: &Settings, results: &[StageResult], done: &[Done]) {
             // A failed effect decides exit 3 when every gate passed: an error, not a hint.
             EffectResult::Failed(_) => Level::Error,
         };
-        settings.runner.annotate(
+        env.runner.annotate(
             level,
             &format!("{}: {}", d.title, d.report.action),
             &d.report.message().plain(),

@@ -8,12 +8,13 @@ use std::time::Duration;
 
 use super::effects::{Executor, read_only};
 use super::marked_comment::{self, FindError};
-use crate::settings::Settings;
+use crate::secret::Secret;
 use council_github::artifact::{
     ArtifactError, DownloadOptions, Downloaded, PassedOver, Provenance, download_first,
     download_trusted,
 };
 use council_github::{ApiError, Comment, GitHub, RepoName};
+use council_protocol::audit::RunInfo;
 use council_protocol::audit::adopt::{Adopted, Found, Rejected, Subject, adopt, reset_message};
 use council_protocol::audit::context::context_id;
 use council_protocol::audit::stored::{self, Links, MARKER, Stored};
@@ -38,7 +39,10 @@ pub struct Persisted {
 }
 
 pub struct Ledger<'a> {
-    pub settings: &'a Settings,
+    /// This run: its entries' run id and attempt, and the artifacts it leaves out.
+    pub run: &'a RunInfo,
+    /// The HMAC key: signs this run's entries and checks what is adopted.
+    pub key: Option<&'a Secret>,
     pub gh: Option<&'a GitHub>,
     /// Every write goes through it (the comment, its duplicates).
     pub executor: &'a Executor<'a>,
@@ -80,10 +84,7 @@ struct Fallback {
 
 impl Ledger<'_> {
     fn key(&self) -> Option<&[u8]> {
-        self.settings
-            .hmac_key
-            .as_ref()
-            .map(|k| k.expose().as_bytes())
+        self.key.map(|k| k.expose().as_bytes())
     }
 
     /// Adopts the found objects that are this pull request's and verify.
@@ -101,7 +102,7 @@ impl Ledger<'_> {
     /// run's, and uploaded by a run of this repository's own code (never a fork's).
     fn artifact_options(&self) -> DownloadOptions {
         DownloadOptions {
-            exclude_run_id: self.settings.run.run_id.parse().ok(),
+            exclude_run_id: self.run.run_id.parse().ok(),
             provenance: Provenance::OwnRuns {
                 repository_id: self.repo_id,
             },
@@ -359,12 +360,7 @@ impl Ledger<'_> {
             result: "DONE".to_string(),
             message: reset_message(rejected),
         };
-        new_entry(
-            &self.settings.run,
-            &record,
-            &self.pr.head_sha,
-            &ours.timestamp,
-        )
+        new_entry(self.run, &record, &self.pr.head_sha, &ours.timestamp)
     }
 
     /// The newest previous `audit-PR-<n>` artifact of a trusted run whose object is this

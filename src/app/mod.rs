@@ -2,10 +2,11 @@
 
 mod audit;
 mod audit_file;
+pub mod authoring;
+mod clients;
 pub(crate) mod columns;
 mod context;
 mod effects;
-mod facts;
 mod finish;
 pub(crate) mod git;
 mod input_file;
@@ -13,11 +14,12 @@ pub(crate) mod ledger;
 pub(crate) mod marked_comment;
 mod pipeline;
 pub(crate) mod policy_source;
+pub(crate) mod pr_ledger;
 mod pulls_of_event;
-pub(crate) mod reports;
+pub(crate) mod registry;
 pub(crate) mod run_json;
+mod stages;
 pub(crate) mod state;
-pub mod tools;
 mod two_phase;
 mod upload;
 pub(crate) mod verify;
@@ -26,91 +28,109 @@ mod workspace_file;
 use std::io::Read;
 use std::path::Path;
 
+use crate::env::{EventSource, RunEnv};
+use crate::request::{Access, Request};
 use crate::runner::Level;
-use crate::settings::{CommandKind, Secret, Settings};
-use council_github::{GitHub, GitHubConfig, RepoName};
-use council_protocol::command::Command;
+use crate::secret::Secret;
+use council_github::{GitHub, RepoName};
 use council_protocol::error::{Error, Outcome, Result};
 use council_protocol::event::Event;
 use council_protocol::plan::{Plan, command_for};
 use council_protocol::stage::Outputs;
 
-/// Runs the command. Whatever happens, the run's outputs are written: an error before a
+/// Runs the request. Whatever happens, the run's outputs are written: an error before a
 /// stage could decide leaves every status `PENDING` (SPEC: exit 3 included).
-pub async fn run(settings: Settings) -> Result<Outcome> {
-    mask_derived_secrets(&settings);
-    let result = dispatch(&settings).await;
+pub async fn run(env: &RunEnv, request: &Request) -> Result<Outcome> {
+    mask_derived_secrets(env, request);
+    let result = dispatch(env, request).await;
     if result.is_err() {
-        let _ = settings.runner.set_outputs(&Outputs::pending().pairs());
+        let _ = env.runner.set_outputs(&Outputs::pending().pairs());
     }
     result
 }
 
-async fn dispatch(settings: &Settings) -> Result<Outcome> {
-    match &settings.command {
-        CommandKind::Auto => {
-            let event = load_event(settings)?;
-            match command_for(&event, settings.registry_issue.is_some()) {
-                Plan::Run(command) => run_command(settings, command, Some(event)).await,
-                Plan::Nothing(why) => nothing_to_do(settings, &why),
+/// `auto` loads the event (once: the command it plans gets it) and plans from it; every
+/// other request is its own command.
+async fn dispatch(env: &RunEnv, request: &Request) -> Result<Outcome> {
+    match request {
+        Request::Auto(auto) => {
+            let event = load_event(env, auto.event.as_ref())?;
+            match command_for(&event, auto.registry_issue().is_some()) {
+                Plan::Run(command) => {
+                    let planned = auto.for_command(command, env)?;
+                    run_command(env, &planned, Some(event)).await
+                }
+                Plan::Nothing(why) => nothing_to_do(env, "auto", auto.json, &why),
             }
         }
-        CommandKind::Run(command) => run_command(settings, *command, None).await,
-        CommandKind::ContextShow => context::show(settings),
-        CommandKind::Audit(task) => audit::run(settings, task).await,
-        // `main` serves `council mcp` itself (it is no action command).
-        CommandKind::Mcp => Err(Error::Usage(
-            "`council mcp` is a server: run it as `council mcp`, not as the action's command"
-                .to_string(),
-        )),
+        other => run_command(env, other, None).await,
     }
 }
 
 /// One command, on the event `auto` planned it for (`None`: the command was asked for,
 /// and reads `--event`/`--pr`/`--issue` itself).
-async fn run_command(
-    settings: &Settings,
-    command: Command,
-    event: Option<Event>,
-) -> Result<Outcome> {
-    match command {
-        Command::Guard | Command::Review => pipeline::command(settings, command, event).await,
-        Command::Release => pipeline::release(settings, event).await,
-        Command::StateGet => state::get(settings, event).await,
-        Command::StatePut => state::put(settings, event).await,
-        Command::ContextValidate => context::validate(settings),
-        Command::ContextSync => context::sync(settings, event).await,
-        Command::Report => reports::report(settings).await,
-        Command::Assign => reports::assign(settings, event).await,
-        Command::Verify => verify::run(settings, &settings.verify),
+async fn run_command(env: &RunEnv, request: &Request, event: Option<Event>) -> Result<Outcome> {
+    match request {
+        Request::Pipeline(r) => pipeline::run(env, r, event).await,
+        Request::StateGet(r) => state::get(env, r, event).await,
+        Request::StatePut(r) => state::put(env, r, event).await,
+        Request::ContextValidate(r) => context::validate(env, r),
+        Request::ContextShow(r) => context::show(env, r),
+        Request::ContextSync(r) => context::sync(env, r, event).await,
+        Request::Report(r) => registry::report(env, r).await,
+        Request::Assign(r) => registry::assign(env, r, event).await,
+        Request::Verify(r) => verify::run(env, r),
+        Request::Audit(r) => audit::run(env, r).await,
+        // `main` serves `council mcp` itself; `auto` was planned above.
+        Request::Mcp(_) | Request::Auto(_) => Err(Error::Usage(format!(
+            "`{}` cannot run here: run `council mcp` as a server, and `auto` on an event",
+            request.name()
+        ))),
     }
 }
 
 /// The runner masks the tokens it hands us (secrets, `github.token`), but not forms
 /// derived from them: the Basic-auth encoding git and some tools print is masked here.
 /// The raw token is never written, not even in a mask command.
-fn mask_derived_secrets(settings: &Settings) {
+fn mask_derived_secrets(env: &RunEnv, request: &Request) {
     use base64::Engine as _;
-    if !settings.in_actions {
+    if !env.in_actions {
         return;
     }
-    for token in [&settings.token, &settings.release_token]
-        .into_iter()
-        .flatten()
-    {
+    for token in tokens(request) {
         let basic = base64::engine::general_purpose::STANDARD
             .encode(format!("x-access-token:{}", token.expose()));
-        println!("::add-mask::{basic}");
+        env.runner.println(&format!("::add-mask::{basic}"));
     }
+}
+
+/// The GitHub tokens a request holds.
+fn tokens(request: &Request) -> Vec<&Secret> {
+    let (workflow, release) = match request {
+        Request::Pipeline(r) => (r.access.token.as_ref(), r.release_token.as_ref()),
+        Request::StateGet(r) => (r.target.access.token.as_ref(), None),
+        Request::StatePut(r) => (r.target.access.token.as_ref(), None),
+        Request::ContextSync(r) => (r.target.access.token.as_ref(), None),
+        Request::Report(r) => (r.target.access.token.as_ref(), None),
+        Request::Assign(r) => (r.target.access.token.as_ref(), None),
+        Request::Auto(_)
+        | Request::ContextValidate(_)
+        | Request::ContextShow(_)
+        | Request::Verify(_)
+        | Request::Audit(_)
+        | Request::Mcp(_) => (None, None),
+    };
+    workflow.into_iter().chain(release).collect()
 }
 
 /// Nothing to do is a notice, told once (on stderr on a terminal); `--json` prints its
 /// document on stdout as well.
-fn nothing_to_do(settings: &Settings, why: &str) -> Result<Outcome> {
-    settings.runner.annotate(Level::Notice, "council", why);
-    settings.runner.set_outputs(&Outputs::pending().pairs())?;
-    if settings.json {
-        println!("{}", run_json::nothing_to_do(settings, why));
+fn nothing_to_do(env: &RunEnv, command: &str, json: bool, why: &str) -> Result<Outcome> {
+    env.runner.annotate(Level::Notice, "council", why);
+    env.runner.set_outputs(&Outputs::pending().pairs())?;
+    if json {
+        env.runner
+            .println(&run_json::nothing_to_do(command, why).to_string());
     }
     Ok(Outcome::Passed)
 }
@@ -118,15 +138,16 @@ fn nothing_to_do(settings: &Settings, why: &str) -> Result<Outcome> {
 /// Event payloads are at most 25 MB on GitHub; anything larger is not an event.
 const MAX_EVENT_BYTES: u64 = 32 << 20;
 
-fn load_event(settings: &Settings) -> Result<Event> {
-    let source = settings.event.as_ref().ok_or_else(|| {
+/// The event a run is about, read from its file (the runner's, or `--event`).
+pub(crate) fn load_event(env: &RunEnv, source: Option<&EventSource>) -> Result<Event> {
+    let source = source.ok_or_else(|| {
         Error::Usage(
             "no event: outside GitHub Actions pass --event FILE --event-name NAME \
              (e.g. --event examples/pull_request.opened.json --event-name pull_request)"
                 .to_string(),
         )
     })?;
-    let shown = display_path(&settings.workspace, &source.path);
+    let shown = display_path(&env.workspace, &source.path);
     let text = read_text(&source.path, MAX_EVENT_BYTES).map_err(|e| match e {
         ReadError::Io(e) => Error::io("event file", &shown, e),
         ReadError::TooLarge => Error::Event {
@@ -185,13 +206,9 @@ pub(crate) fn display_path(workspace: &Path, path: &Path) -> String {
     }
 }
 
-/// The repository the run acts on: `--repo`/`GITHUB_REPOSITORY`, else the event's.
-fn repository(settings: &Settings, event: &Event) -> Result<RepoName> {
-    repository_of(settings, Some(event))
-}
-
-pub(crate) fn repository_of(settings: &Settings, event: Option<&Event>) -> Result<RepoName> {
-    let full = settings
+/// The repository a command acts on: `--repo`/`GITHUB_REPOSITORY`, else the event's.
+pub(crate) fn repository(access: &Access, event: Option<&Event>) -> Result<RepoName> {
+    let full = access
         .repo
         .clone()
         .or_else(|| event.and_then(|e| e.repository.clone()))
@@ -204,35 +221,12 @@ pub(crate) fn repository_of(settings: &Settings, event: Option<&Event>) -> Resul
         .ok_or_else(|| Error::Usage(format!("`{full}` is not an owner/name repository")))
 }
 
-/// A client for one token; `None` means "no API calls possible with it". A dry run's
-/// clients refuse every write themselves.
-pub(crate) fn github_client(
-    settings: &Settings,
-    repo: &RepoName,
-    token: Option<&Secret>,
-) -> Result<Option<GitHub>> {
-    let Some(token) = token else {
-        return Ok(None);
-    };
-    let config = GitHubConfig {
-        api_url: settings.api_url.clone(),
-        graphql_url: settings.graphql_url.clone(),
-        token: Some(token.expose().to_string()),
-        retry: settings.retry,
-        read_only: settings.dry_run,
-    };
-    GitHub::new(&config, repo.clone()).map(Some)
+/// The workflow token's client for `repo`; `None` means "no API calls possible". A dry
+/// run's client refuses every write itself.
+pub(crate) fn client(env: &RunEnv, access: &Access, repo: &RepoName) -> Result<Option<GitHub>> {
+    env.github(repo, access.token.as_ref(), access.dry_run)
 }
 
 pub(crate) fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-}
-
-fn run_url(settings: &Settings, repo: &RepoName) -> Option<String> {
-    (settings.run.run_id != "local").then(|| {
-        format!(
-            "{}/{}/actions/runs/{}/attempts/{}",
-            settings.server_url, repo, settings.run.run_id, settings.run.run_attempt
-        )
-    })
 }

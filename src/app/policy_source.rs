@@ -4,7 +4,8 @@
 use std::path::Path;
 
 use super::{ReadError, display_path, read_text};
-use crate::settings::Settings;
+use crate::env::RunEnv;
+use crate::request::PolicyFile;
 use council_github::GitHub;
 use council_protocol::error::{Error, Result};
 use council_protocol::policy::Policy;
@@ -13,33 +14,33 @@ use council_protocol::policy::Policy;
 /// (smaller) limit with a proper message, this only keeps `/dev/zero` from filling memory.
 const MAX_READ: u64 = 4 << 20;
 
-pub async fn load(settings: &Settings, gh: Option<&GitHub>, base_ref: &str) -> Result<Policy> {
-    if settings.in_actions {
+pub async fn load(
+    env: &RunEnv,
+    policy: &PolicyFile,
+    gh: Option<&GitHub>,
+    base_ref: &str,
+) -> Result<Policy> {
+    if env.in_actions {
         let gh = gh.ok_or_else(|| {
             Error::no_token("the policy is read from the base branch through the API")
         })?;
-        let file = format!("{}@{base_ref}", settings.policy_path);
-        return match gh.get_file(&settings.policy_path, Some(base_ref)).await? {
+        let file = format!("{}@{base_ref}", policy.path);
+        return match gh.get_file(&policy.path, Some(base_ref)).await? {
             Some(text) => Policy::parse(&text, &file),
             None => {
-                let mut policy = Policy::default_policy();
-                policy.source =
-                    format!("default policy (no {} on {base_ref})", settings.policy_path);
-                Ok(policy)
+                let mut default = Policy::default_policy();
+                default.source = format!("default policy (no {} on {base_ref})", policy.path);
+                Ok(default)
             }
         };
     }
-    local(settings)
+    local(env, policy)
 }
 
 /// The CLI's policy: `--policy FILE`, else `.github/council.yml` of the working
 /// directory, else the default policy.
-pub(crate) fn local(settings: &Settings) -> Result<Policy> {
-    read_local(
-        &settings.workspace,
-        &settings.policy_path,
-        settings.policy_explicit,
-    )
+pub(crate) fn local(env: &RunEnv, policy: &PolicyFile) -> Result<Policy> {
+    read_local(&env.workspace, &policy.path, policy.explicit)
 }
 
 /// `policy_path` under `workspace`; missing, it is the default policy unless the user

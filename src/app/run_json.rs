@@ -6,22 +6,13 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::settings::Settings;
 use council_protocol::error::Error;
-use council_protocol::gates::Fix;
+use council_protocol::gates::json::v1::GateVerdict;
 use council_protocol::render::summary::RunReport;
 use council_protocol::stage::{EffectReport, EffectResult, Output, Outputs};
 
-/// A failed gate's fix as every JSON answer shows it: the advice, and the commands.
-pub(crate) fn fix_json(fix: &Fix) -> Value {
-    json!({
-        "advice": fix.advice.plain(),
-        "commands": fix.commands,
-    })
-}
-
 pub fn pr_run(
-    settings: &Settings,
+    command: &str,
     repository: &str,
     report: &RunReport,
     outputs: &Outputs,
@@ -33,29 +24,16 @@ pub fn pr_run(
         .stages
         .iter()
         .map(|stage| {
-            let gates: Vec<Value> = stage
-                .gates
-                .iter()
-                .map(|gate| {
-                    json!({
-                        "gate": gate.gate,
-                        "action": gate.action,
-                        "result": gate.verdict.as_str(),
-                        "message": gate.message.plain(),
-                        "fix": gate.fix.as_ref().map(fix_json),
-                    })
-                })
-                .collect();
             json!({
                 "stage": stage.stage.name(),
                 "status": stage.status.as_str(),
-                "gates": gates,
+                "gates": GateVerdict::all(&stage.gates),
                 "notes": stage.notes.iter().map(|n| n.plain()).collect::<Vec<_>>(),
             })
         })
         .collect();
     json!({
-        "command": settings.command.name(),
+        "command": command,
         "repository": repository,
         "pull_request": {
             "number": pr.number,
@@ -73,9 +51,9 @@ pub fn pr_run(
 }
 
 /// A run that had nothing to decide (an event no stage handles, a closed pull request).
-pub fn nothing_to_do(settings: &Settings, why: &str) -> Value {
+pub fn nothing_to_do(command: &str, why: &str) -> Value {
     json!({
-        "command": settings.command.name(),
+        "command": command,
         "exit_code": 0,
         "outputs": outputs_json(&Outputs::pending()),
         "notice": why,

@@ -1,7 +1,8 @@
 //! The audit file as the artifact `audit-PR-<n>`, through the Actions Results service.
 
+use crate::env::RunEnv;
+use crate::request::Upload as UploadSettings;
 use crate::runner::Level;
-use crate::settings::Settings;
 use council_github::artifact::{self, UploadOptions, UploadOutcome, UploadRequest};
 use council_protocol::audit::ContextObject;
 use council_protocol::render::text::Message;
@@ -18,36 +19,36 @@ pub enum Upload {
 
 /// Uploads `context` as `audit-PR-<n>`; `audit_path` is where it was written on disk.
 pub async fn upload(
-    settings: &Settings,
+    env: &RunEnv,
+    wanted: &UploadSettings,
     pr_number: u64,
     context: &ContextObject,
     audit_path: &str,
 ) -> Upload {
-    if !settings.in_actions {
+    if !env.in_actions {
         return Upload::Off("artifact upload runs only inside GitHub Actions".to_string());
     }
-    if !settings.upload_artifact {
+    if !wanted.enabled {
         return Upload::Off("artifact upload is off (`upload-artifact: false`)".to_string());
     }
     let json = context.to_pretty_json();
     let request = UploadRequest {
         pr_number,
         audit_json: json.as_bytes(),
-        retention_days: settings.retention_days,
+        retention_days: wanted.retention_days,
         now: chrono::Utc::now(),
     };
     let options = UploadOptions {
-        retry: settings.retry,
+        retry: env.retry,
         ..UploadOptions::default()
     };
-    let report = artifact::upload(&settings.artifact, &request, &options).await;
+    let report = artifact::upload(&env.artifact, &request, &options).await;
     // Signed-URL signatures, not tokens: mask them in case a later step prints one.
     for secret in &report.secrets {
-        println!("::add-mask::{secret}");
+        env.runner.println(&format!("::add-mask::{secret}"));
     }
     for warning in &report.warnings {
-        settings
-            .runner
+        env.runner
             .annotate(Level::Warning, "council artifact", warning);
     }
     let action = "action:upload-artifact";

@@ -15,8 +15,9 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::env::RunEnv;
+use crate::request::VerifyRequest;
 use crate::runner::Level;
-use crate::settings::{Settings, VerifyOptions};
 use council_protocol::audit::derive::derived;
 use council_protocol::audit::head::Head;
 use council_protocol::audit::verify::{
@@ -28,17 +29,16 @@ use council_protocol::error::{Error, Outcome, Result};
 /// a hostile file of one giant entry from exhausting memory.
 const MAX_FILE_BYTES: u64 = 1 << 30;
 
-pub fn run(settings: &Settings, options: &VerifyOptions) -> Result<Outcome> {
-    let result = check(settings, options);
+pub fn run(env: &RunEnv, options: &VerifyRequest) -> Result<Outcome> {
+    let result = check(env, options);
     // `--json`: the report, or what was found (tampering is a result, exit 1); bad input
     // and unreadable files are errors only, on stderr.
-    if settings.json {
+    if options.json {
         match &result {
-            Ok(report) => println!("{report}"),
-            Err(Error::Tampered(problem)) => println!(
-                "{}",
-                serde_json::json!({"verified": false, "problem": problem})
-            ),
+            Ok(report) => env.runner.println(&report.to_string()),
+            Err(Error::Tampered(problem)) => env
+                .runner
+                .println(&(serde_json::json!({"verified": false, "problem": problem})).to_string()),
             Err(_) => {}
         }
     }
@@ -46,36 +46,34 @@ pub fn run(settings: &Settings, options: &VerifyOptions) -> Result<Outcome> {
 }
 
 /// Verifies, says so, and returns the JSON report.
-fn check(settings: &Settings, options: &VerifyOptions) -> Result<Value> {
-    let report = verify_files(settings, options)?;
+fn check(env: &RunEnv, options: &VerifyRequest) -> Result<Value> {
+    let report = verify_files(env, options)?;
     let line = report["message"].as_str().unwrap_or_default();
-    settings.runner.append_summary(&format!(
+    env.runner.append_summary(&format!(
         "### agent-council · verify\n\n✅ {}\n",
         council_protocol::render::text::escape_text(line)
     ))?;
-    if settings.in_actions {
-        settings
-            .runner
-            .annotate(Level::Notice, "council verify", line);
-    } else if !settings.json {
-        println!("{line}");
+    if env.in_actions {
+        env.runner.annotate(Level::Notice, "council verify", line);
+    } else if !options.json {
+        env.runner.println(line);
     }
     Ok(report)
 }
 
 /// Verifies the files (paths relative to the workspace) and returns the JSON report;
 /// says nothing (`Error::Tampered` is what was found wrong).
-pub(crate) fn verify_files(settings: &Settings, options: &VerifyOptions) -> Result<Value> {
+pub(crate) fn verify_files(env: &RunEnv, options: &VerifyRequest) -> Result<Value> {
     let path = match &options.file {
-        Some(f) => settings.workspace.join(f),
-        None => default_file(settings)?,
+        Some(f) => env.workspace.join(f),
+        None => default_file(env, options)?,
     };
     let paths: Vec<PathBuf> = std::iter::once(path)
-        .chain(options.with.iter().map(|p| settings.workspace.join(p)))
+        .chain(options.with.iter().map(|p| env.workspace.join(p)))
         .collect();
     let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     let names: Vec<&str> = shown.iter().map(String::as_str).collect();
-    let key = settings.hmac_key.as_ref().map(|k| k.expose().as_bytes());
+    let key = options.hmac_key.as_ref().map(|k| k.expose().as_bytes());
     let files = paths
         .iter()
         .zip(&names)
@@ -241,10 +239,10 @@ fn passed_line(files: &[VerifiedDocument], proof: &Proof, names: &[&str]) -> Str
 }
 
 /// In the action (`command: verify` without a file): the audit file of the event's PR.
-fn default_file(settings: &Settings) -> Result<PathBuf> {
-    let event = super::load_event(settings)?;
+fn default_file(env: &RunEnv, options: &VerifyRequest) -> Result<PathBuf> {
+    let event = super::load_event(env, options.event.as_ref())?;
     let pr = event.pull_request()?;
-    Ok(settings
+    Ok(env
         .workspace
         .join(format!("out/audit/PR-{}.json", pr.number)))
 }

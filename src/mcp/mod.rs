@@ -1,48 +1,39 @@
 //! `council mcp`: council's tools served to agents over the Model Context Protocol
-//! (stdio). A thin layer: each tool decodes its arguments (bad input is a tool result
-//! with `isError` naming the field, found before any request), calls the same library
-//! functions as the CLI, and answers with the JSON the CLI's `--json` prints. Writes go
-//! through the CLI's executor (dry run and read-only tokens honoured). stdout carries
-//! protocol messages only; warnings go to stderr.
+//! (stdio). A thin layer: each tool (one line of [`toolset::TOOLS`]) decodes its
+//! arguments into a typed value (bad input is a tool result with `isError` naming the
+//! field, found before any request), calls the same app functions as the CLI with a
+//! typed request, and answers with the JSON the CLI's `--json` prints for the same
+//! question. Writes go through the one executor (dry run and read-only tokens honoured).
+//! stdout carries protocol messages only; warnings go to stderr.
 
+mod context;
 mod server;
 mod tools;
+mod toolset;
 
 use std::path::Path;
 
 use crate::app::git::git;
+use crate::env::RunEnv;
+use crate::request::McpRequest;
 use crate::runner::Runner;
-use crate::settings::Settings;
 use council_github::RepoName;
 use council_protocol::error::{Error, Result};
 
-pub use tools::NAMES as TOOL_NAMES;
-
-/// What `council mcp` serves.
-#[derive(Debug, Clone, Default)]
-pub struct Options {
-    /// Only the tools that write nothing.
-    pub read_only: bool,
-    /// Only these tools (empty: all).
-    pub tools: Vec<String>,
-}
+pub use context::ToolContext;
+pub use toolset::{TOOLS, Tool, names as tool_names};
 
 /// Serves until the client closes stdin.
-pub async fn serve(mut settings: Settings, options: Options) -> Result<()> {
+pub async fn serve(mut env: RunEnv, mut req: McpRequest) -> Result<()> {
     // Never an action run: nothing goes to `GITHUB_OUTPUT`, the step summary or stdout.
-    settings.in_actions = false;
-    settings.json = false;
-    settings.event = None;
-    settings.runner = Runner {
-        actions: false,
-        output_path: None,
-        summary_path: None,
-    };
-    if settings.repo.is_none() {
-        settings.repo = git_remote_repo(&settings.workspace);
+    env.in_actions = false;
+    env.event = None;
+    env.runner = Runner::default();
+    if req.access.repo.is_none() {
+        req.access.repo = git_remote_repo(&env.workspace);
     }
-    let selected = tools::select(options.read_only, &options.tools)?;
-    server::run(settings, selected).await
+    let selected = toolset::select(req.read_only, &req.tools)?;
+    server::run(ToolContext { env, req }, selected).await
 }
 
 /// `owner/name` of the working directory's `origin` remote (or its first remote), for

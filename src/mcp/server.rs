@@ -1,6 +1,6 @@
 //! The rmcp handler: lists the selected tools and the prompt, runs a tool call through
-//! [`tools::call`], and turns every failure into a tool result with `isError` (the
-//! server keeps serving).
+//! its handler in [`super::toolset::TOOLS`], and turns every failure into a tool result
+//! with `isError` (the server keeps serving).
 
 use std::sync::Arc;
 
@@ -13,8 +13,8 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 
-use super::tools::{self, ToolDef};
-use crate::settings::Settings;
+use super::context::ToolContext;
+use super::toolset::Tool as ToolDef;
 use council_protocol::error::{Error, Result};
 
 /// The prompt that asks an agent to report its context on connecting.
@@ -22,13 +22,13 @@ const PROMPT: &str = "report_context";
 
 #[derive(Clone)]
 pub struct Server {
-    settings: Arc<Settings>,
-    tools: Arc<Vec<ToolDef>>,
+    context: Arc<ToolContext>,
+    tools: Arc<Vec<&'static ToolDef>>,
 }
 
-pub async fn run(settings: Settings, tools: Vec<ToolDef>) -> Result<()> {
+pub async fn run(context: ToolContext, tools: Vec<&'static ToolDef>) -> Result<()> {
     let server = Server {
-        settings: Arc::new(settings),
+        context: Arc::new(context),
         tools: Arc::new(tools),
     };
     let running = server
@@ -103,16 +103,16 @@ impl ServerHandler for Server {
         _context: RequestContext<RoleServer>,
     ) -> std::result::Result<CallToolResponse, ErrorData> {
         let name = request.name.as_ref();
-        if !self.tools.iter().any(|t| t.name == name) {
+        let Some(tool) = self.tools.iter().find(|t| t.name == name) else {
             let served: Vec<&str> = self.tools.iter().map(|t| t.name).collect();
             return Ok(failure(format!(
                 "no tool `{name}` on this server; it serves {}",
                 served.join(", ")
             ))
             .into());
-        }
+        };
         let args = request.arguments.unwrap_or_default();
-        let result = match tools::call(&self.settings, name, &args).await {
+        let result = match (tool.call)(&self.context, &args).await {
             Ok(value) => answer(&value),
             Err(e) => {
                 eprintln!("council mcp: {name}: {}", super::message(&e));

@@ -72,6 +72,8 @@ fn every_output_of_the_contract_is_declared() {
         "state-next-action",
         "state-comment-url",
         "recommended-agent",
+        "queue-status",
+        "queue-sha",
     ] {
         let output = outputs
             .get(name)

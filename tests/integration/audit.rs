@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::support::fake_github::FakeGitHub;
-use crate::support::ledgers::{audit_file, ledger};
+use crate::support::ledgers::{audit_file, guarded, ledger};
 use crate::support::{Council, Run, pr_event};
 
 /// A store file in its own folder, as `sqlite:///abs/path` (the folder outlives the runs).
@@ -213,6 +213,140 @@ async fn a_tampered_or_conflicting_file_is_refused_recorded_and_exits_1() {
     run.assert_code(2);
 }
 
+/// The acceptance run's attack: `timeline_omitted.count` = 2^63 − 1 (its unsigned
+/// `chain_head` to match) put the entries past the store's integers, and `audit import`
+/// failed on the database (exit 3, "UNIQUE constraint failed"). It is tampering: the file
+/// is refused and recorded (exit 1), and the other files are stored.
+#[tokio::test(flavor = "multi_thread")]
+async fn an_omitted_count_past_any_timeline_is_refused_as_tampering() {
+    let store = StoreFile::new();
+    let files = tempfile::tempdir().unwrap();
+    let full = ledger(
+        12,
+        "develop",
+        &"a".repeat(40),
+        "800",
+        &[
+            ("agent_guard", "check:branch-name", "PASS"),
+            ("agent_guard", "check:target-branch", "PASS"),
+            ("agent_review", "check:secret-scan", "PASS"),
+        ],
+        None,
+    );
+    let timeline = full.context.timeline.clone();
+    let mut forged = audit_file(&full);
+    forged["timeline"] = serde_json::to_value(&timeline[1..]).unwrap();
+    forged["timeline_omitted"] =
+        serde_json::json!({"count": i64::MAX, "head_hash": timeline[0].hash});
+    forged["chain_head"] = serde_json::json!({
+        "entries": i64::MAX as u64 + 2,
+        "hash": timeline[2].hash,
+    });
+    let forged = file(files.path(), "forged.json", &forged);
+    let genuine = ledger(
+        13,
+        "develop",
+        &"b".repeat(40),
+        "801",
+        &[("agent_guard", "check:branch-name", "PASS")],
+        None,
+    );
+    let genuine = file(files.path(), "PR-13.json", &audit_file(&genuine));
+    let run = store.audit(&["import", &forged, &genuine, "--json"]).await;
+    run.assert_code(1);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["refused"], 1, "{report}");
+    let why = report["files"][0]["refused"].as_str().unwrap();
+    assert!(why.contains("timeline_omitted"), "{why}");
+    assert_eq!(report["files"][1]["added"], 1, "{report}");
+    let failures = store.query("failures").await;
+    assert_eq!(failures[0]["pr"], 12, "{failures}");
+    // Offered again: refused again, never a store failure.
+    store.audit(&["import", &forged]).await.assert_code(1);
+}
+
+/// The acceptance run's attack, as a file: the header (unsigned) edited to name author
+/// `innocent-alice` and another source branch, the signed entries untouched. A file is
+/// no live read, so nothing vouches for its author: it is stored as unverified and every
+/// answer says so; where the signed guard entries name the branch they judged, a header
+/// naming another is refused as edited (exit 1).
+#[tokio::test(flavor = "multi_thread")]
+async fn an_imported_header_is_never_taken_as_a_verified_attribution() {
+    const KEY: &str = "audit key";
+    let store = StoreFile::new();
+    let files = tempfile::tempdir().unwrap();
+    let mut edited = ledger(
+        18,
+        "develop",
+        &"1".repeat(40),
+        "940",
+        &[
+            ("agent_guard", "check:branch-name", "FAIL"),
+            ("agent_guard", "check:target-branch", "FAIL"),
+        ],
+        Some(KEY),
+    );
+    edited.context.subject.author = "innocent-alice".into();
+    edited.context.subject.source_branch = "feature/devops/PBI-018-hers".into();
+    let edited = file(files.path(), "PR-18.json", &audit_file(&edited));
+    let run = store.audit(&["import", &edited, "--hmac-key", KEY]).await;
+    run.assert_code(0);
+    assert!(
+        run.stdout
+            .contains("its author and branches are unverified"),
+        "{}",
+        run.stdout
+    );
+    let agents = store.query("agents").await;
+    assert_eq!(
+        (&agents[0]["agent"], &agents[0]["unverified_prs"]),
+        (&Value::from("innocent-alice"), &Value::from(1)),
+        "{agents}"
+    );
+    let table = store.audit(&["query", "agents"]).await;
+    assert!(
+        table
+            .stdout
+            .contains("unverified: pull requests whose author"),
+        "{}",
+        table.stdout
+    );
+    let verify = store.audit(&["verify", "--hmac-key", KEY]).await;
+    verify.assert_code(0);
+    assert!(
+        verify
+            .stdout
+            .contains("1 attributed by their unsigned header alone"),
+        "{}",
+        verify.stdout
+    );
+
+    // Signed guard entries that name the branch they judged contradict the edit.
+    let mut forged = guarded(19, "develop", &"2".repeat(40), "941", Some(KEY));
+    forged.context.subject.author = "innocent-alice".into();
+    forged.context.subject.source_branch = "feature/devops/PBI-019-hers".into();
+    let forged = file(files.path(), "PR-19.json", &audit_file(&forged));
+    let run = store
+        .audit(&["import", &forged, "--hmac-key", KEY, "--json"])
+        .await;
+    run.assert_code(1);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    let why = report["files"][0]["refused"].as_str().unwrap();
+    assert!(
+        why.contains("source_branch") && why.contains("edited"),
+        "{why}"
+    );
+    let agents = store.query("agents").await;
+    assert_eq!(agents[0]["prs"], 1, "PR-19 is not stored: {agents}");
+    // The genuine file of the same run is stored.
+    let genuine = guarded(19, "develop", &"2".repeat(40), "941", Some(KEY));
+    let genuine = file(files.path(), "PR-19.genuine.json", &audit_file(&genuine));
+    store
+        .audit(&["import", &genuine, "--hmac-key", KEY])
+        .await
+        .assert_code(0);
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_row_edited_in_the_database_is_found_by_audit_verify() {
     let store = StoreFile::new();
@@ -280,6 +414,8 @@ async fn the_action_writes_its_context_object_to_the_store_once_the_comment_hold
     let agents = store.query("agents").await;
     assert_eq!(agents[0]["prs"], 1);
     assert_eq!(agents[0]["guard_passed"], 1);
+    // The run read the pull request itself: its author is vouched for.
+    assert_eq!(agents[0]["unverified_prs"], 0, "{agents}");
     // The same event again: the store follows the comment (no conflict), and a dry run
     // writes nothing to it.
     let again = Council::action()
@@ -373,6 +509,139 @@ async fn a_store_that_cannot_be_used_says_why_without_the_password() {
     );
     let since = store.audit(&["query", "--since", "yesterday"]).await;
     since.assert_code(2);
+}
+
+/// The acceptance run's attack: a password holding `/` (or `?`, `#`, `:`; written as it
+/// is or percent-encoded) works as a connection string, and was printed whole in the
+/// error, from `--database-url` and `COUNCIL_DATABASE_URL` alike, without the warning
+/// about the command line.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_password_holding_url_delimiters_is_never_printed() {
+    let store = StoreFile::new();
+    for url in [
+        "postgres://council:s3/Zq8pW@127.0.0.1:1/audit",
+        "postgres://council:s3?Zq8pW@127.0.0.1:1/audit",
+        "postgres://council:s3#Zq8pW@127.0.0.1:1/audit",
+        "postgres://council:s3:Zq8pW/x?y#z@127.0.0.1:1/audit",
+        "postgres://council:s3%2FZq8pW@127.0.0.1:1/audit",
+        "postgres://council:s3%40Zq8pW@127.0.0.1:1/audit",
+        "postgres://council@127.0.0.1:1/audit?password=s3%2FZq8pW",
+    ] {
+        // Nothing listens on port 1: the store failed (3), named without its password.
+        let from_env = Council::cli()
+            .args(&["audit", "query", "--json"])
+            .env("COUNCIL_DATABASE_URL", url)
+            .run()
+            .await;
+        from_env.assert_code(3);
+        assert!(
+            from_env
+                .stderr
+                .contains("postgres://council:***@127.0.0.1:1/audit"),
+            "{url}: {}",
+            from_env.stderr
+        );
+        from_env.assert_no_secret("Zq8pW");
+        let given = store
+            .audit(&["verify", "--json", "--database-url", url])
+            .await;
+        given.assert_code(3);
+        given.assert_no_secret("Zq8pW");
+        assert!(
+            given
+                .stderr
+                .contains("--database-url was given on the command line"),
+            "{url}: {}",
+            given.stderr
+        );
+    }
+    // An `@` written as it is would split the password (part of it read as the host):
+    // refused as bad usage, and neither part is shown.
+    for url in [
+        "postgres://council:s3@Zq8pW@127.0.0.1:1/audit",
+        "postgres://127.0.0.1:1/audit?password=s3@Zq8pW",
+    ] {
+        let run = store.audit(&["query", "--database-url", url]).await;
+        run.assert_code(2);
+        assert!(run.stderr.contains("%40"), "{}", run.stderr);
+        run.assert_no_secret("Zq8pW");
+        run.assert_no_secret("s3@");
+        assert!(
+            run.stderr
+                .contains("--database-url was given on the command line"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+/// The same passwords on a store that answers: the success lines, `--json`'s
+/// `"database"` and the report's store name show none of it.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_store_reached_with_such_a_password_never_prints_it() {
+    let Some(url) = crate::support::postgres::fresh_database().await else {
+        return;
+    };
+    // The test server trusts loopback: any password connects.
+    let (scheme, rest) = url.split_once("://").unwrap();
+    let (user, rest) = rest.split_once('@').unwrap();
+    let (host, db) = rest.split_once('/').unwrap();
+    let secret = "Zq8pW";
+    let with_password = format!("{scheme}://{user}:s3/{secret}?#x@{rest}");
+    let shown = format!("{scheme}://{user}:***@{host}/{db}");
+    let files = tempfile::tempdir().unwrap();
+    let object = ledger(
+        5,
+        "develop",
+        &"e".repeat(40),
+        "600",
+        &[("agent_guard", "check:branch-name", "PASS")],
+        None,
+    );
+    let path = file(files.path(), "PR-5.json", &audit_file(&object));
+    let run = |args: Vec<String>| {
+        let url = with_password.clone();
+        async move {
+            let mut all = vec!["audit".to_string()];
+            all.extend(args);
+            let all: Vec<&str> = all.iter().map(String::as_str).collect();
+            Council::cli()
+                .args(&all)
+                .env("COUNCIL_DATABASE_URL", &url)
+                .run()
+                .await
+        }
+    };
+    let import = run(vec!["import".into(), path.clone()]).await;
+    import.assert_code(0);
+    import.assert_no_secret(secret);
+    let json = run(vec!["import".into(), path, "--json".into()]).await;
+    json.assert_code(0);
+    json.assert_no_secret(secret);
+    let out: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(out["database"], shown.as_str());
+    for args in [
+        vec!["query", "--json"],
+        vec!["verify"],
+        vec!["verify", "--json"],
+    ] {
+        let done = run(args.iter().map(|a| a.to_string()).collect()).await;
+        done.assert_code(0);
+        done.assert_no_secret(secret);
+        assert!(done.stdout.contains(&shown), "{args:?}: {}", done.stdout);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let report = run(vec![
+        "report".into(),
+        "--html".into(),
+        dir.path().display().to_string(),
+    ])
+    .await;
+    report.assert_code(0);
+    report.assert_no_secret(secret);
+    let page = std::fs::read_to_string(dir.path().join("index.html")).unwrap();
+    assert!(!page.contains(secret));
+    assert!(page.contains(&format!("PostgreSQL database {db}")));
 }
 
 #[tokio::test(flavor = "multi_thread")]

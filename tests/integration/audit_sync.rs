@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::support::artifacts::{self, Artifact};
 use crate::support::fake_github::FakeGitHub;
 use crate::support::faults::Fault;
-use crate::support::ledgers::{audit_file, comment, ledger};
+use crate::support::ledgers::{HEAD_REF, audit_file, comment, guarded, ledger};
 use crate::support::{Council, REPO, Run};
 
 const TOKEN: &str = "ghs_test_token_value";
@@ -224,6 +224,164 @@ async fn a_tampered_comment_is_recorded_and_the_verifying_artifact_stored_instea
     assert_eq!(agents[0]["top_failing_rule"], "check:branch-name");
 }
 
+/// The acceptance run's attack: a ledger comment whose `timeline_omitted.count` is
+/// 2^63 − 1 (its unsigned head to match) stopped every sync at that pull request (exit 3,
+/// the database refusing the positions). It is refused as tampering and recorded, and
+/// the sync goes on with the other pull requests.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_comment_with_an_omitted_count_past_any_timeline_is_refused_and_the_sync_goes_on() {
+    use council_protocol::audit::head::Head;
+    let world = World::empty().await;
+    let entries = [
+        ("agent_guard", "check:branch-name", "PASS"),
+        ("agent_guard", "check:target-branch", "PASS"),
+        ("agent_review", "check:secret-scan", "PASS"),
+    ];
+    for (n, sha) in [(14, "d".repeat(40)), (15, "e".repeat(40))] {
+        let _ = world
+            .gh
+            .pr(n)
+            .head("feature/devops/PBI-007-release", &sha)
+            .base("develop");
+        let full = ledger(n, "develop", &sha, "910", &entries, None);
+        let mut stored = full.clone();
+        if n == 14 {
+            stored.context.timeline = full.context.timeline[1..].to_vec();
+            stored.omitted.count = i64::MAX as usize;
+            stored.omitted.head_hash = full.context.timeline[0].hash.clone();
+            stored.head = Some(Head::new(
+                stored.total_entries(),
+                &full.context.timeline[2].hash,
+                None,
+            ));
+        }
+        world
+            .gh
+            .seed_as(n, "github-actions[bot]", "NONE", &comment(&stored));
+    }
+    for _ in 0..2 {
+        let (run, report) = world.sync(&["--full"]).await;
+        run.assert_code(1);
+        assert_eq!(report["tally"]["read"], 2, "{report}");
+        assert_eq!(report["tally"]["refused"], 1, "{report}");
+        assert_eq!(report["tally"]["entries_added"].as_u64().unwrap() % 3, 0);
+    }
+    let failures = world.query("failures").await;
+    assert_eq!(failures.as_array().unwrap().len(), 1, "{failures}");
+    assert_eq!(failures[0]["pr"], 14);
+    assert!(
+        failures[0]["problem"]
+            .as_str()
+            .unwrap()
+            .contains("timeline_omitted"),
+        "{failures}"
+    );
+    let verify = world.council(&["verify", "--json"]).await;
+    verify.assert_code(0);
+    let verified: Value = serde_json::from_str(&verify.stdout).unwrap();
+    assert_eq!(
+        (verified["contexts"].as_u64(), verified["entries"].as_u64()),
+        (Some(1), Some(3))
+    );
+}
+
+/// The acceptance run's attack: the ledger comment's machine block edited so that its
+/// header (unsigned) names author `innocent-alice` and another source branch, the signed
+/// entries untouched. It was stored as verified and `query agents` blamed her. The store
+/// attributes the pull request as GitHub's listing says, and records the header as a
+/// verification failure (exit 1).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_header_naming_another_author_is_recorded_and_github_attributes_the_pull_request() {
+    const KEY: &str = "audit key";
+    let world = World::empty().await;
+    let sha = "f".repeat(40);
+    let mut forged = ledger(
+        16,
+        "develop",
+        &sha,
+        "920",
+        &[
+            ("agent_guard", "check:branch-name", "FAIL"),
+            ("agent_guard", "check:target-branch", "FAIL"),
+        ],
+        Some(KEY),
+    );
+    forged.context.subject.author = "innocent-alice".into();
+    forged.context.subject.source_branch = "feature/devops/PBI-016-hers".into();
+    let _ = world.gh.pr(16).head(HEAD_REF, &sha).base("develop");
+    world
+        .gh
+        .seed_as(16, "github-actions[bot]", "NONE", &comment(&forged));
+    let (run, report) = world.sync(&["--hmac-key", KEY]).await;
+    run.assert_code(1);
+    assert_eq!(report["tally"]["disputed"], 1, "{report}");
+    assert_eq!(report["tally"]["entries_added"], 2, "{report}");
+    assert!(
+        run.stderr
+            .contains("author `innocent-alice` where GitHub says `octocat`"),
+        "{}",
+        run.stderr
+    );
+    let agents = world.query("agents").await;
+    assert_eq!(agents.as_array().unwrap().len(), 1, "{agents}");
+    assert_eq!(agents[0]["agent"], "octocat", "{agents}");
+    assert_eq!(agents[0]["unverified_prs"], 0, "{agents}");
+    assert_eq!(agents[0]["guard_runs"], 1, "{agents}");
+    let failures = world.query("failures").await;
+    assert!(
+        failures[0]["problem"]
+            .as_str()
+            .unwrap()
+            .contains("the unsigned header was edited"),
+        "{failures}"
+    );
+    // The chain itself is sound: `audit verify` checks it and finds nothing; what the
+    // header said is in the failures, and nothing stored attributes it to her.
+    let verify = world
+        .council(&["verify", "--json", "--hmac-key", KEY])
+        .await;
+    verify.assert_code(0);
+    let verified: Value = serde_json::from_str(&verify.stdout).unwrap();
+    assert_eq!(verified["unverified_attribution"], 0, "{verified}");
+}
+
+/// The same edit on a ledger whose signed guard entries name the branch they judged:
+/// the header contradicts them, so the comment is refused whole, and the verifying
+/// artifact of the run is stored instead.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_header_contradicting_its_signed_entries_is_refused_and_the_artifact_stored() {
+    const KEY: &str = "audit key";
+    let world = World::empty().await;
+    let sha = "9".repeat(40);
+    let original = guarded(17, "develop", &sha, "930", Some(KEY));
+    let mut forged = original.clone();
+    forged.context.subject.author = "innocent-alice".into();
+    forged.context.subject.source_branch = "feature/devops/PBI-017-hers".into();
+    let _ = world.gh.pr(17).head(HEAD_REF, &sha).base("develop");
+    world
+        .gh
+        .seed_as(17, "github-actions[bot]", "NONE", &comment(&forged));
+    artifacts::serve(
+        &world.gh,
+        17,
+        &[Artifact::own(51, 4003, audit_file(&original))],
+    )
+    .await;
+    let (run, report) = world.sync(&["--hmac-key", KEY]).await;
+    run.assert_code(1);
+    assert_eq!(report["tally"]["refused"], 1, "{report}");
+    assert_eq!(report["tally"]["from_artifacts"], 1, "{report}");
+    let failures = world.query("failures").await;
+    let problem = failures[0]["problem"].as_str().unwrap();
+    assert!(
+        problem.contains("source_branch `feature/devops/PBI-017-hers`")
+            && problem.contains("signed guard entry"),
+        "{problem}"
+    );
+    let agents = world.query("agents").await;
+    assert_eq!(agents[0]["agent"], "octocat", "{agents}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_comment_for_another_pull_request_is_refused() {
     let world = World::empty().await;
@@ -308,11 +466,7 @@ async fn a_comment_holding_only_the_newest_entries_is_completed_from_the_artifac
     tail.context.timeline = full.context.timeline[2..].to_vec();
     tail.omitted.count = 2;
     tail.omitted.head_hash = full.context.timeline[1].hash.clone();
-    let _ = world
-        .gh
-        .pr(11)
-        .head("feature/devops/PBI-011-x", &sha)
-        .base("develop");
+    let _ = world.gh.pr(11).head(HEAD_REF, &sha).base("develop");
     world
         .gh
         .seed_as(11, "github-actions[bot]", "NONE", &comment(&tail));

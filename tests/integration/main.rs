@@ -15,6 +15,7 @@ mod context;
 mod docs;
 mod faults;
 mod forgery;
+mod gate_json;
 mod guard;
 mod hardening;
 mod hostile;

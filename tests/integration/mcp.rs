@@ -14,7 +14,7 @@ use crate::support::{REPO, binary};
 const TOKEN: &str = "ghs_test_token_value";
 
 /// A `council mcp` process and a line-by-line JSON-RPC client.
-struct Session {
+pub(crate) struct Session {
     child: Child,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
@@ -22,7 +22,7 @@ struct Session {
 }
 
 impl Session {
-    fn start(api: &str, args: &[&str], dir: &Path) -> Session {
+    pub(crate) fn start(api: &str, args: &[&str], dir: &Path) -> Session {
         let mut child = Command::new(binary())
             .arg("mcp")
             .args(["--repo", REPO])
@@ -89,7 +89,7 @@ impl Session {
             .clone()
     }
 
-    fn call(&mut self, name: &str, arguments: Value) -> (bool, String) {
+    pub(crate) fn call(&mut self, name: &str, arguments: Value) -> (bool, String) {
         let result = self.request("tools/call", json!({"name": name, "arguments": arguments}));
         let text = result["content"][0]["text"]
             .as_str()
@@ -124,7 +124,7 @@ async fn every_tool_schema_and_annotation_matches_its_snapshot() {
     let tools = s.tools();
     assert_eq!(
         names(&tools),
-        agent_council::mcp::TOOL_NAMES.to_vec(),
+        agent_council::mcp::tool_names(),
         "every tool is listed, in order"
     );
     let update = std::env::var_os("COUNCIL_UPDATE_SNAPSHOTS").is_some();
@@ -287,9 +287,10 @@ async fn bad_input_names_the_field_before_any_request_and_the_server_keeps_servi
     assert!(!error, "{text}");
     let answer: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(answer["passed"], false);
-    assert_eq!(answer["gates"][0]["verdict"], "FAIL");
+    assert_eq!(answer["gates"][0]["result"], "FAIL");
+    assert_eq!(answer["gates"][0]["action"], "check:branch-name");
     assert!(
-        answer["gates"][0]["remedy"]["commands"][0]
+        answer["gates"][0]["fix"]["commands"][0]
             .as_str()
             .unwrap()
             .contains("git branch -m"),
@@ -643,4 +644,59 @@ async fn verify_ledger_falls_back_to_an_own_runs_artifact_never_a_forks() {
             assert_eq!(status["state"]["guard_status"], "PASS", "{status}");
         }
     }
+}
+
+/// `put_agent_state` and `get_agent_state` share `state put`/`state get`'s paths: a
+/// memory that fills a comment to GitHub's limit is posted whole and reads back (it
+/// was cut 512 characters short of the limit, losing `</agent-state>`), and a secret a
+/// human left in a block is withheld from the answer, with a warning naming where.
+#[tokio::test(flavor = "multi_thread")]
+async fn state_tools_post_a_full_comment_whole_and_withhold_a_secret_they_read() {
+    const SECRET: &str = "ghp_R8x2Lq9ZtV4mN7cJ1sK5wB3yH6dF0gPaE2uQ";
+    let gh = FakeGitHub::start().await;
+    gh.issue(7, "Codertocat", "Login page.");
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::start(&gh.uri(), &[], dir.path());
+    let notes: Vec<String> = (0..4_000)
+        .map(|i| format!("note {i}: {}", "😀".repeat(20)))
+        .collect();
+    let (error, text) = s.call(
+        "put_agent_state",
+        json!({"issue": 7, "step": "coding", "memory": {"notes": notes}}),
+    );
+    assert!(!error, "{text}");
+    let posted = gh.posted().await;
+    let chars = posted[0].chars().count();
+    assert!((65_024..=65_536).contains(&chars), "{chars}");
+    assert!(posted[0].contains("</agent-state>"));
+    let (error, text) = s.call("get_agent_state", json!({"issue": 7}));
+    assert!(!error, "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(answer["state"]["step"], "coding", "{answer}");
+    assert!(answer["state"]["memory"]["notes"].is_array(), "{answer}");
+    assert_eq!(answer["warnings"], json!([]), "{answer}");
+
+    gh.seed(
+        7,
+        "Codertocat",
+        &format!(
+            "<agent-state><step>waiting</step><input_request><status>waiting</status>\
+             <question>Is {SECRET} the token?</question></input_request></agent-state>"
+        ),
+    );
+    let (error, text) = s.call("get_agent_state", json!({"issue": 7}));
+    assert!(!error, "{text}");
+    assert!(!text.contains(&SECRET[4..]), "{text}");
+    let answer: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(answer["state"]["step"], "waiting", "{answer}");
+    assert_eq!(answer["state"]["input_request"], Value::Null, "{answer}");
+    assert_eq!(answer["withheld"][0]["element"], "input_request");
+    assert!(
+        answer["warnings"][0]
+            .as_str()
+            .unwrap()
+            .contains("Withheld <input_request> (GitHub token)"),
+        "{answer}"
+    );
+    gh.expect_writes(&["POST /issues/7/comments"]);
 }

@@ -297,3 +297,26 @@ async fn compaction_on_a_terminal_is_one_notice_that_says_what_was_dropped() {
             .any(|l| l.contains("note: memory was compacted"))
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_bad_input_value_in_actions_is_exit_2_with_outputs_and_an_annotation() {
+    // The value parser refuses `yes`; the run still ends as every run does.
+    let run = Council::action()
+        .input("dry-run", "yes")
+        .event("pull_request", fixture("pull_request.opened"))
+        .run()
+        .await;
+    run.assert_code(2);
+    assert_eq!(run.output("guard-status"), "PENDING");
+    let errors: Vec<&str> = run
+        .annotations()
+        .into_iter()
+        .filter(|a| a.starts_with("::error"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0]
+            .contains("input `dry-run` (--dry-run): `yes` is not a boolean; use true or false"),
+        "{errors:?}"
+    );
+}

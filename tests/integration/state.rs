@@ -777,3 +777,111 @@ async fn values_from_comments_render_literally_in_the_summary() {
         "no row was added or broken"
     );
 }
+
+// ------------------------------------------------- a comment at GitHub's limit
+
+/// GitHub's comment limit, in Unicode code points (SPEC, `<agent-state>`).
+const COMMENT_LIMIT: usize = 65_536;
+
+/// A JSON memory of exactly `chars` code points: a list of strings of `unit`, many
+/// items so that compaction has something to leave out.
+fn memory_of(unit: &str, chars: usize) -> String {
+    let item = format!("\"{}\"", unit.repeat(48));
+    let (open, close) = ("{\"notes\":[", "]}");
+    let mut text = String::from(open);
+    let mut len = open.len() + close.len();
+    while len + 51 + 3 <= chars {
+        if text.len() > open.len() {
+            text.push(',');
+            len += 1;
+        }
+        text.push_str(&item);
+        len += 50;
+    }
+    if text.len() > open.len() {
+        text.push(',');
+        len += 1;
+    }
+    let pad = chars.saturating_sub(len + 2);
+    text.push_str(&format!("\"{}\"", unit.repeat(pad)));
+    text.push_str(close);
+    assert_eq!(text.chars().count(), chars, "memory of {chars}");
+    text
+}
+
+/// `state put` fills a comment up to GitHub's limit (compacting a memory that does not
+/// fit), and what it posted is a block the next `state get` reads back: nothing cuts
+/// the comment after it was sized, which would drop `</memory></agent-state>` and lose
+/// the state. Memories just under, at and over the limit, in ASCII and in characters
+/// of 2 and 4 bytes that count as one code point each.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_memory_at_the_comment_limit_is_posted_whole_and_reads_back() {
+    for unit in ["x", "é", "😀"] {
+        let gh = world().await;
+        // What the comment holds besides the memory (the same for every size below:
+        // the same intent and step, a run key of the same length).
+        let probe = memory_of(unit, 1_000);
+        let run = put(&gh)
+            .input("intent", "fill")
+            .input("step", "at_000000")
+            .input("memory", &probe)
+            .run()
+            .await;
+        run.assert_code(0);
+        let overhead = gh.posted().await[0].chars().count() - 1_000;
+        for target in [
+            65_000, 65_024, 65_025, 65_300, 65_535, 65_536, 65_537, 66_000, 140_000,
+        ] {
+            let memory = memory_of(unit, target - overhead);
+            // As long as the probe's step.
+            let step = format!("at_{target:06}");
+            // From a file: an environment variable holds at most 128 KiB.
+            let run = put(&gh)
+                .input("intent", "fill")
+                .input("step", &step)
+                .workspace_file("memory.json", &memory)
+                .input("memory", "@memory.json")
+                .run()
+                .await;
+            run.assert_code(0);
+            let posted = gh.posted().await;
+            let body = posted.last().unwrap();
+            let chars = body.chars().count();
+            assert!(chars <= COMMENT_LIMIT, "{unit} {target}: {chars}");
+            assert!(
+                body.contains("</memory>") && body.contains("</agent-state>"),
+                "{unit} {target}: the block was cut"
+            );
+            if target <= COMMENT_LIMIT {
+                assert_eq!(chars, target, "{unit}: the memory was kept as given");
+            } else {
+                assert!(
+                    chars * 10 >= COMMENT_LIMIT * 9,
+                    "{unit} {target}: compacted to {chars}, far below the limit"
+                );
+            }
+
+            let back = get(&gh).run().await;
+            back.assert_code(0);
+            assert!(
+                warnings(&back).is_empty(),
+                "{unit} {target}: {:?}",
+                back.annotations()
+            );
+            assert_eq!(back.output("state-intent"), "fill", "{unit} {target}");
+            assert_eq!(back.output("state-step"), step, "{unit} {target}");
+            assert_eq!(
+                back.output("state-comment-url"),
+                run.output("state-comment-url")
+            );
+            let read: Value = serde_json::from_str(back.output("state-memory"))
+                .unwrap_or_else(|e| panic!("{unit} {target}: memory is not JSON: {e}"));
+            let written: Value = serde_json::from_str(run.output("state-memory")).unwrap();
+            assert_eq!(read, written, "{unit} {target}");
+            if target <= COMMENT_LIMIT {
+                assert_eq!(read, serde_json::from_str::<Value>(&memory).unwrap());
+            }
+        }
+        gh.expect_writes(&["POST /issues/1/comments"; 10]);
+    }
+}

@@ -258,24 +258,45 @@ async fn put_writes_agent_plan_request_and_metrics_and_keeps_other_elements() {
 async fn secrets_are_refused_in_every_element_and_nothing_is_posted() {
     let gh = world().await;
     let token = format!("ghp_{}", "x9Y8".repeat(9));
-    for (input, value) in [
-        ("input-request", format!("Use {token}?")),
+    // `true`: refused as a secret; `false`: refused by the input's own rules first (a
+    // step is a lower-case token, a timestamp is a timestamp), never echoing it.
+    for (input, value, as_secret) in [
+        ("input-request", format!("Use {token}?"), true),
+        (
+            "input-request",
+            format!(r#"{{"status": "{token}", "question": "Which region?"}}"#),
+            true,
+        ),
         (
             "plan",
             format!(r#"[{{"status": "done", "text": "export GH={token}"}}]"#),
+            true,
         ),
-        ("agent", token.clone()),
+        ("agent", token.clone(), true),
+        ("intent", format!("deploy with {token}"), true),
+        ("next-action", format!("push using {token}"), true),
+        ("memory", format!(r#"{{"notes": "{token}"}}"#), true),
+        (
+            "memory",
+            format!(r#"{{"notes": "\u0067{}"}}"#, &token[1..]),
+            true,
+        ),
+        ("summary", format!("token: {token}"), true),
+        ("step", token.clone(), false),
+        (
+            "metrics",
+            format!(r#"{{"tool_calls": 3, "generated_at": "{token}"}}"#),
+            false,
+        ),
     ] {
         let run = put(&gh).input(input, &value).run().await;
         run.assert_code(2);
-        assert!(
-            run.stdout.contains(&format!(
-                "input `{input}` looks like it holds a GitHub token"
-            )),
-            "{}",
-            run.stdout
-        );
-        run.assert_no_secret(&token);
+        let needle = match as_secret {
+            true => format!("input `{input}` looks like it holds a GitHub token"),
+            false => format!("`{input}`"),
+        };
+        assert!(run.stdout.contains(&needle), "{input}: {}", run.stdout);
+        run.assert_no_secret(&token[4..]);
     }
     assert!(gh.posted().await.is_empty());
 }
@@ -555,4 +576,190 @@ async fn put_warns_of_a_loop_in_the_state_it_builds_on_by_the_policy() {
         "{shown:?}"
     );
     gh.expect_writes(&["POST /issues/1/comments"]);
+}
+
+// ------------------------------------------------ secrets in a block that is read
+
+/// Shaped like a real classic token (the scanner rightly skips `ghp_xxxx…`).
+const TOKEN: &str = "ghp_R8x2Lq9ZtV4mN7cJ1sK5wB3yH6dF0gPaE2uQ";
+/// The token after its `_`: what is left of it in Markdown that writes `_` as `&#95;`.
+const TOKEN_TAIL: &str = "R8x2Lq9ZtV4mN7cJ1sK5wB3yH6dF0gPaE2uQ";
+
+/// A trusted block with `element` in place of the plain fields' defaults or added.
+fn block_with(root: &str, element: &str) -> String {
+    let mut fields = vec![
+        ("intent", "<intent>ship_it</intent>".to_string()),
+        ("step", "<step>coding</step>".to_string()),
+        ("progress", "<progress>40</progress>".to_string()),
+        (
+            "next_action",
+            "<next_action>run_tests</next_action>".to_string(),
+        ),
+    ];
+    let name = element
+        .trim_start_matches('<')
+        .split(['>', ' '])
+        .next()
+        .unwrap()
+        .to_string();
+    match fields.iter_mut().find(|(n, _)| *n == name) {
+        Some(field) => field.1 = element.to_string(),
+        None if !element.is_empty() => fields.push(("", element.to_string())),
+        None => {}
+    }
+    let body: Vec<String> = fields
+        .into_iter()
+        .map(|(_, xml)| format!("  {xml}"))
+        .collect();
+    format!(
+        "A human answered in the block.\n\n```xml\n<agent-state{root}>\n{}\n</agent-state>\n```\n",
+        body.join("\n")
+    )
+}
+
+/// Where a human (or an agent) might leave a token in a block, each element of the
+/// protocol: as written, hidden behind an XML reference, in CDATA or a JSON escape.
+fn secret_cases() -> Vec<(&'static str, String, String)> {
+    let t = TOKEN;
+    // The same token with one character written as a reference / a JSON escape.
+    let referenced = format!(
+        "{}&#x{:X};{}",
+        &t[..10],
+        u32::from(t.as_bytes()[10]),
+        &t[11..]
+    );
+    let json_escaped = format!("\\u00{:x}{}", t.as_bytes()[0], &t[1..]);
+    let el = |name: &'static str, xml: String| (name, String::new(), xml);
+    vec![
+        el("intent", format!("<intent>deploy with {t}</intent>")),
+        el("intent", format!("<intent><![CDATA[{t}]]></intent>")),
+        el("step", format!("<step>{t}</step>")),
+        el(
+            "next_action",
+            format!("<next_action>push using {t}</next_action>"),
+        ),
+        el(
+            "memory",
+            format!(r#"<memory>{{"notes": "use {t} to push"}}</memory>"#),
+        ),
+        el(
+            "memory",
+            format!(r#"<memory>{{"notes": "{json_escaped}"}}</memory>"#),
+        ),
+        el("agent", format!("<agent>{t}</agent>")),
+        el(
+            "plan",
+            format!(
+                r#"<plan><item status="done">read the docs</item><item status="pending">export GH={t}</item></plan>"#
+            ),
+        ),
+        el(
+            "plan",
+            format!(r#"<plan><item status="{t}">x</item></plan>"#),
+        ),
+        el(
+            "input_request",
+            format!(
+                "<input_request><status>waiting</status><question>Is {t} the right token?</question></input_request>"
+            ),
+        ),
+        el(
+            "input_request",
+            format!(
+                "<input_request><status>waiting</status><question>Is {referenced} right?</question></input_request>"
+            ),
+        ),
+        el(
+            "input_request",
+            format!(
+                "<input_request><status>{t}</status><question>Which region?</question></input_request>"
+            ),
+        ),
+        el(
+            "metrics",
+            format!(
+                "<metrics><tool_calls>3</tool_calls><generated_at>{t}</generated_at></metrics>"
+            ),
+        ),
+        el(
+            "reviewer_notes",
+            format!("<reviewer_notes>token: {t}</reviewer_notes>"),
+        ),
+        (
+            "agent-state",
+            format!(r#" version="2.1" origin="{t}""#),
+            String::new(),
+        ),
+    ]
+}
+
+/// A secret in any element of the block that is read never reaches the outputs, the
+/// step summary, the log, `--json` or the next block `state put` writes: the element
+/// is withheld, a warning names the comment and the element (never the value), and the
+/// rest of the block still counts.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_secret_in_any_element_is_withheld_on_read_and_never_carried_over() {
+    for (element, root, xml) in secret_cases() {
+        let gh = world().await;
+        let id = gh.seed(ISSUE, AUTHOR, &block_with(&root, &xml));
+        let url = format!("https://github.com/{REPO}/pull/{ISSUE}#issuecomment-{id}");
+        let case = format!("{element}: {root}{xml}");
+
+        let run = get(&gh).run().await;
+        run.assert_code(0);
+        run.assert_no_secret(TOKEN_TAIL);
+        assert_eq!(run.output("state-comment-url"), url, "{case}");
+        let expected_step = if element == "step" { "" } else { "coding" };
+        assert_eq!(run.output("state-step"), expected_step, "{case}");
+        assert_eq!(run.output("state-progress"), "40", "{case}");
+        let warned = warnings(&run);
+        assert!(
+            warned.iter().any(|w| w.contains(&url)
+                && w.contains(&format!("<{element}>"))
+                && w.contains("Withheld")),
+            "{case}: {warned:?}"
+        );
+        assert!(
+            run.summary.contains("Withheld from the block: ")
+                && run.summary.contains(&format!(
+                    "<code>&lt;{}&gt;</code>",
+                    element.replace('_', "&#95;")
+                )),
+            "{case}: {}",
+            run.summary
+        );
+
+        let cli = Council::cli()
+            .api(&gh.uri())
+            .env("INPUT_GITHUB-TOKEN", "ghs_test_token_value")
+            .args(&["state", "get", "--issue", "1", "--repo", REPO])
+            .run()
+            .await;
+        cli.assert_code(0);
+        cli.assert_no_secret(TOKEN_TAIL);
+        let json = Council::cli()
+            .api(&gh.uri())
+            .env("INPUT_GITHUB-TOKEN", "ghs_test_token_value")
+            .args(&["state", "get", "--issue", "1", "--repo", REPO, "--json"])
+            .run()
+            .await;
+        json.assert_code(0);
+        json.assert_no_secret(TOKEN_TAIL);
+        let answer: serde_json::Value = serde_json::from_str(json.stdout.trim()).unwrap();
+        assert_eq!(
+            answer["withheld"][0]["element"], element,
+            "{case}: {answer}"
+        );
+        assert_eq!(answer["withheld"][0]["kind"], "GitHub token", "{case}");
+
+        // Building on it: the withheld element is not written again.
+        let next = put(&gh).input("progress", "50").run().await;
+        next.assert_code(0);
+        next.assert_no_secret(TOKEN_TAIL);
+        let posted = gh.posted().await;
+        for part in [&TOKEN[..10], &TOKEN[12..]] {
+            assert!(!posted[0].contains(part), "{case}: carried over");
+        }
+        gh.expect_writes(&["POST /issues/1/comments"]);
+    }
 }

@@ -213,10 +213,6 @@ impl GitHub {
         self.writes.load(Ordering::Relaxed)
     }
 
-    pub fn is_read_only(&self) -> bool {
-        self.read_only
-    }
-
     pub(super) fn identity_cell(&self) -> &tokio::sync::OnceCell<Option<super::Identity>> {
         &self.identity
     }

@@ -22,6 +22,21 @@ pub struct PullSummary {
     pub closed_at: Option<String>,
     #[serde(default)]
     pub merged_at: Option<String>,
+    /// The branches and head commit: with `user`, who the audit store attributes the
+    /// pull request to (the ledger's own header is unsigned).
+    #[serde(default)]
+    pub head: Option<PullBranch>,
+    #[serde(default)]
+    pub base: Option<PullBranch>,
+}
+
+/// A pull request's `head` or `base` as the list answers it.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct PullBranch {
+    #[serde(rename = "ref")]
+    pub name: String,
+    #[serde(default)]
+    pub sha: Option<String>,
 }
 use serde_json::{Value, json};
 

@@ -65,14 +65,9 @@ impl Identity {
     }
 }
 
-/// GraphQL drops the `[bot]` suffix that REST logins (and comment authors) carry.
-pub fn rest_login(login: String, typename: &str) -> String {
-    if typename == "Bot" && !login.ends_with("[bot]") {
-        format!("{login}[bot]")
-    } else {
-        login
-    }
-}
+/// GraphQL drops the `[bot]` suffix that REST logins (and comment authors) carry; the
+/// rule is the protocol's, where the agents' classification compares logins by it.
+pub use council_protocol::actors::rest_login;
 
 /// Comment pages read at most (30,000 comments): far beyond any real issue, and a bound
 /// on what a hostile `Link` chain can cost.

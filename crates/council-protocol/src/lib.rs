@@ -11,7 +11,9 @@
 //!   seal, verify, and derive `state` and `gates`.
 //! - [`context_report`]: `<context-report>` blocks and the assignment ranking.
 //! - [`policy`]: `.github/council.yml`, strict, with limits; [`gates`] and [`stage`]: the
-//!   guard, review and release decisions; [`plan`] and [`command`]: which command an event
+//!   guard, review and release decisions; [`actors`]: whether a pull request is an
+//!   agent's or a human's, commit trailers, and `policy simulate`'s replay; [`queue`]: the
+//!   merge queue's decisions (what a run lands, tests, rebuilds or dequeues); [`plan`] and [`command`]: which command an event
 //!   runs; [`event`]: webhook payloads; [`render`] and [`markdown`]: what comments and
 //!   summaries show; [`secrets`] and [`redact`]: token patterns, never echoed.
 //!
@@ -43,6 +45,7 @@
 // without `cfg(test)` (`cargo clippy --all-targets` builds both).
 #![cfg_attr(test, allow(clippy::string_slice))]
 
+pub mod actors;
 pub mod agent_state;
 pub mod assistant_context;
 pub mod audit;
@@ -56,6 +59,7 @@ pub mod json;
 pub mod markdown;
 pub mod plan;
 pub mod policy;
+pub mod queue;
 pub mod redact;
 pub mod render;
 pub mod review;

@@ -24,20 +24,21 @@
 // without `cfg(test)` (`cargo clippy --all-targets` builds both).
 #![cfg_attr(test, allow(clippy::string_slice))]
 
+mod context_reports;
 mod engine;
+pub mod filter;
 pub mod import;
 mod migrate;
 pub mod query;
 pub mod report;
-mod reports;
 mod sync_state;
 mod text;
 pub mod url;
 pub mod verify;
 
-pub use import::{Imported, Offer, PrFacts, Verification, unix};
+pub use context_reports::ReportRow;
+pub use import::{Attribution, BY_GITHUB, BY_HEADER, Imported, Offer, PrFacts, Verification, unix};
 pub use migrate::SCHEMA_VERSION;
-pub use reports::ReportRow;
 pub use url::DatabaseUrl;
 
 use engine::Conn;

@@ -12,15 +12,23 @@ struct Migration {
     postgres: &'static str,
 }
 
-const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "audit store",
-    sqlite: include_str!("../migrations/sqlite/0001_audit_store.sql"),
-    postgres: include_str!("../migrations/postgres/0001_audit_store.sql"),
-}];
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "audit store",
+        sqlite: include_str!("../migrations/sqlite/0001_audit_store.sql"),
+        postgres: include_str!("../migrations/postgres/0001_audit_store.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "attribution",
+        sqlite: include_str!("../migrations/sqlite/0002_attribution.sql"),
+        postgres: include_str!("../migrations/postgres/0002_attribution.sql"),
+    },
+];
 
 /// The newest schema this build writes.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// Brings the store to [`SCHEMA_VERSION`]; how many migrations ran.
 pub async fn migrate(conn: &mut Conn, now: &str) -> Result<usize, StoreError> {

@@ -15,14 +15,7 @@ use crate::report::{
 };
 use crate::{Store, StoreError};
 
-/// Which contexts and entries a question looks at.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Filter {
-    /// Only this repository (`owner/name`).
-    pub repository: Option<String>,
-    /// Only entries from this time on (Unix seconds), and pull requests with one.
-    pub since_unix: Option<i64>,
-}
+pub use crate::filter::Filter;
 
 /// The questions `council audit query` answers, by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +76,8 @@ pub struct MergeRow {
     pub repository: String,
     pub pr: u64,
     pub author: String,
+    /// Who vouches for `author`: `github`, or `header` (unverified).
+    pub attribution: String,
     pub opened_at: Option<String>,
     pub merged_at: Option<String>,
     pub seconds: i64,
@@ -185,7 +180,8 @@ impl Store {
             .query(
                 &format!(
                     "SELECT c.author, COUNT(*), SUM(CASE WHEN c.merged_unix IS NOT NULL \
-                     OR c.release_status IN ('MERGED', 'ROLLED_BACK') THEN 1 ELSE 0 END) \
+                     OR c.release_status IN ('MERGED', 'ROLLED_BACK') THEN 1 ELSE 0 END), \
+                     SUM(CASE WHEN c.attribution = 'github' THEN 0 ELSE 1 END) \
                      FROM workflow_contexts c WHERE 1 = 1{} GROUP BY c.author",
                     w.sql
                 ),
@@ -202,6 +198,7 @@ impl Store {
                         agent,
                         prs: count(row, 1),
                         merged: count(row, 2),
+                        unverified_prs: count(row, 3),
                         ..AgentRow::default()
                     },
                 )
@@ -349,7 +346,7 @@ impl Store {
             .query(
                 &format!(
                     "SELECT c.repository, c.pr_number, c.author, c.opened_at, c.merged_at, \
-                     c.opened_unix, c.merged_unix FROM workflow_contexts c \
+                     c.opened_unix, c.merged_unix, c.attribution FROM workflow_contexts c \
                      WHERE c.merged_unix IS NOT NULL AND c.opened_unix IS NOT NULL{} \
                      ORDER BY c.merged_unix, c.repository, c.pr_number",
                     w.sql
@@ -363,6 +360,7 @@ impl Store {
                 repository: text(row, 0),
                 pr: count(row, 1),
                 author: text(row, 2),
+                attribution: text(row, 7),
                 opened_at: opt_text(row, 3).or_else(|| rfc3339(row.get(5))),
                 merged_at: opt_text(row, 4).or_else(|| rfc3339(row.get(6))),
                 seconds: (int(row, 6) - int(row, 5)).max(0),
@@ -378,8 +376,8 @@ impl Store {
             .conn
             .query(
                 &format!(
-                    "SELECT c.repository, c.pr_number, c.author, e.timestamp, e.message \
-                     FROM timeline_entries e JOIN workflow_contexts c ON c.id = e.context \
+                    "SELECT c.repository, c.pr_number, c.author, e.timestamp, e.message, \
+                     c.attribution FROM timeline_entries e JOIN workflow_contexts c ON c.id = e.context \
                      WHERE e.agent = 'agent_release' AND e.action = 'action:revert' \
                      AND e.result = 'DONE'{} ORDER BY e.at_unix, c.repository, c.pr_number",
                     w.sql
@@ -393,6 +391,7 @@ impl Store {
                 repository: text(row, 0),
                 pr: count(row, 1),
                 author: text(row, 2),
+                attribution: text(row, 5),
                 at: opt_text(row, 3),
                 message: text(row, 4),
             })
@@ -493,7 +492,8 @@ impl Store {
                      SUM(CASE WHEN c.verification = 'failed' THEN 1 ELSE 0 END), \
                      SUM(CASE WHEN c.merged_unix IS NOT NULL \
                          OR c.release_status IN ('MERGED', 'ROLLED_BACK') THEN 1 ELSE 0 END), \
-                     SUM(CASE WHEN c.release_status = 'ROLLED_BACK' THEN 1 ELSE 0 END) \
+                     SUM(CASE WHEN c.release_status = 'ROLLED_BACK' THEN 1 ELSE 0 END), \
+                     SUM(CASE WHEN c.attribution = 'github' THEN 0 ELSE 1 END) \
                      FROM workflow_contexts c WHERE 1 = 1{}",
                     w.sql
                 ),
@@ -509,6 +509,7 @@ impl Store {
             failed: count(&row, 4),
             merged: count(&row, 5),
             rolled_back: count(&row, 6),
+            unverified_attribution: count(&row, 7),
         })
     }
 
@@ -546,8 +547,8 @@ impl Store {
                     "SELECT c.id, c.repository, c.pr_number, c.title, c.author, c.source_branch, \
                      c.target_branch, c.guard_status, c.review_status, c.release_status, \
                      c.verification, c.verification_detail, c.signatures_checked, c.entries, \
-                     c.opened_at, c.opened_unix, c.merged_at, c.merged_unix, c.source \
-                     FROM workflow_contexts c WHERE 1 = 1{} \
+                     c.opened_at, c.opened_unix, c.merged_at, c.merged_unix, c.source, \
+                     c.attribution FROM workflow_contexts c WHERE 1 = 1{} \
                      ORDER BY c.last_unix DESC, c.repository, c.pr_number DESC LIMIT ?",
                     w.sql
                 ),
@@ -565,6 +566,7 @@ impl Store {
                 author: text(row, 4),
                 source_branch: text(row, 5),
                 target_branch: text(row, 6),
+                attribution: text(row, 19),
                 guard_status: text(row, 7),
                 review_status: text(row, 8),
                 release_status: text(row, 9),

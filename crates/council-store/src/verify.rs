@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::engine::{Cell, Param, Row};
-use crate::query::Filter;
+use crate::filter::Filter;
 use crate::text::decode;
 use crate::{Store, StoreError};
 

@@ -21,18 +21,22 @@ async fn rows(store: &mut Store, db: &TestDb, sql: &str) -> Vec<Vec<Value>> {
 
 #[tokio::test]
 async fn opening_migrates_once_and_opening_again_changes_nothing() {
-    assert_eq!(SCHEMA_VERSION, 1);
+    assert_eq!(SCHEMA_VERSION, 2);
+    let all = vec![
+        vec![json!(1), json!("audit store")],
+        vec![json!(2), json!("attribution")],
+    ];
     for db in each_engine().await {
         let migrations = "SELECT version, name FROM schema_migrations ORDER BY version";
         let mut store = db.open().await;
         assert_eq!(
             rows(&mut store, &db, migrations).await,
-            vec![vec![json!(1), json!("audit store")]],
+            all,
             "{}",
             db.engine
         );
         let applied = rows(&mut store, &db, "SELECT applied_at FROM schema_migrations").await;
-        assert_eq!(applied, vec![vec![json!(NOW)]], "{}", db.engine);
+        assert_eq!(applied, vec![vec![json!(NOW)]; 2], "{}", db.engine);
         drop(store);
 
         // Again, later: nothing is applied twice, nothing is re-stamped.
@@ -41,12 +45,12 @@ async fn opening_migrates_once_and_opening_again_changes_nothing() {
             .unwrap_or_else(|e| panic!("{}: the second open: {e}", db.engine));
         assert_eq!(
             rows(&mut store, &db, migrations).await,
-            vec![vec![json!(1), json!("audit store")]],
+            all,
             "{}",
             db.engine
         );
         let applied = rows(&mut store, &db, "SELECT applied_at FROM schema_migrations").await;
-        assert_eq!(applied, vec![vec![json!(NOW)]], "{}", db.engine);
+        assert_eq!(applied, vec![vec![json!(NOW)]; 2], "{}", db.engine);
         for table in [
             "workflow_contexts",
             "timeline_entries",
@@ -80,8 +84,18 @@ async fn councils_opening_a_new_store_at_once_all_open_it() {
                 assert!(opened.is_ok(), "{}: {}", db.engine, opened.unwrap_err());
             }
             let mut store = db.open().await;
-            let migrations = rows(&mut store, &db, "SELECT version FROM schema_migrations").await;
-            assert_eq!(migrations, vec![vec![json!(1)]], "{}", db.engine);
+            let migrations = rows(
+                &mut store,
+                &db,
+                "SELECT version FROM schema_migrations ORDER BY version",
+            )
+            .await;
+            assert_eq!(
+                migrations,
+                vec![vec![json!(1)], vec![json!(2)]],
+                "{}",
+                db.engine
+            );
         }
     }
 }
@@ -143,6 +157,42 @@ async fn the_database_refuses_to_change_or_delete_a_timeline_entry() {
     }
 }
 
+/// A store of version 1 (before attribution was recorded) is brought to version 2: its
+/// pull requests took their author and branches from the unsigned header, and say so.
+#[tokio::test]
+async fn a_version_1_store_marks_its_attribution_as_the_headers() {
+    for db in each_engine().await {
+        let mut store = db.open().await;
+        store
+            .import(&Offer::new(&ledger("o/r", 7, 2), "test", NOW))
+            .await
+            .unwrap_or_else(|e| panic!("{}: import: {e}", db.engine));
+        // As version 1 left it: no attribution column, one migration recorded.
+        for sql in [
+            "ALTER TABLE workflow_contexts DROP COLUMN attribution",
+            "DELETE FROM schema_migrations WHERE version = 2",
+        ] {
+            store
+                .execute_raw(sql)
+                .await
+                .unwrap_or_else(|e| panic!("{}: {sql}: {e}", db.engine));
+        }
+        drop(store);
+        let mut store = db.open().await;
+        assert_eq!(
+            rows(
+                &mut store,
+                &db,
+                "SELECT author, attribution FROM workflow_contexts"
+            )
+            .await,
+            vec![vec![json!("agent-7"), json!("header")]],
+            "{}",
+            db.engine
+        );
+    }
+}
+
 #[tokio::test]
 async fn a_store_made_by_a_newer_council_is_refused() {
     for db in each_engine().await {
@@ -150,7 +200,7 @@ async fn a_store_made_by_a_newer_council_is_refused() {
         store
             .execute_raw(
                 "INSERT INTO schema_migrations (version, name, applied_at) \
-                 VALUES (2, 'from a newer council', '2027-01-01T00:00:00Z')",
+                 VALUES (3, 'from a newer council', '2027-01-01T00:00:00Z')",
             )
             .await
             .unwrap_or_else(|e| panic!("{}: {e}", db.engine));
@@ -160,7 +210,7 @@ async fn a_store_made_by_a_newer_council_is_refused() {
                 let text = e.to_string();
                 assert!(e.is_usage(), "{}", db.engine);
                 assert!(
-                    text.contains("schema version 2, newer than this council knows (1)")
+                    text.contains("schema version 3, newer than this council knows (2)")
                         && text.contains("upgrade council"),
                     "{}: {text}",
                     db.engine
@@ -172,7 +222,7 @@ async fn a_store_made_by_a_newer_council_is_refused() {
     }
 }
 
-/// The error names the URL as given, password hidden, and says why.
+/// The error names the URL as it was parsed, password hidden, and says why.
 fn assert_connect_error(result: Result<Store, StoreError>, shown: &str, why: &str) {
     let e = match result {
         Ok(_) => panic!("{shown} opened"),
@@ -233,7 +283,7 @@ async fn a_store_that_cannot_be_opened_is_named_without_its_password() {
         ),
         (
             "postgresql://u@127.0.0.1:1/x?password=hunter2&sslmode=disable",
-            "postgresql://u@127.0.0.1:1/x?password=***&sslmode=disable",
+            "postgresql://u:***@127.0.0.1:1/x?sslmode=disable",
         ),
     ] {
         assert_connect_error(

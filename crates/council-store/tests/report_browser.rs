@@ -345,6 +345,7 @@ fn agent(name: &str, prs: u64, runs: u64, passed: u64) -> AgentRow {
         top_failing_count: 1,
         review_findings: 2,
         merged: 1,
+        unverified_prs: 0,
     }
 }
 
@@ -368,6 +369,7 @@ fn pr(number: u64, verification: &str, detail: Option<&str>) -> PrRow {
         author: "alice".into(),
         source_branch: format!("feat/{number}"),
         target_branch: "main".into(),
+        attribution: "github".into(),
         guard_status: "PASS".into(),
         review_status: "APPROVED".into(),
         release_status: "MERGED".into(),
@@ -391,6 +393,10 @@ fn known() -> ReportData {
     let mut partial = pr(13, "partial", Some("2 of 3 entries signed"));
     partial.title = Some(format!("{HOSTILE} and \u{202e}txt.exe"));
     partial.author = HOSTILE.into();
+    // An imported file's header alone names this author.
+    partial.attribution = "header".into();
+    let mut claimed = agent(HOSTILE, 1, 6, 5);
+    claimed.unverified_prs = 1;
     let mut failed = pr(14, "failed", Some("entry 2: hash does not match"));
     failed.source_branch = "feat/\u{202e}gpj.exe".into();
     failed
@@ -409,12 +415,9 @@ fn known() -> ReportData {
             failed: 1,
             merged: 6,
             rolled_back: 1,
+            unverified_attribution: 1,
         },
-        agents: vec![
-            agent("alice", 5, 12, 7),
-            agent("bob", 3, 5, 1),
-            agent(HOSTILE, 1, 6, 5),
-        ],
+        agents: vec![agent("alice", 5, 12, 7), agent("bob", 3, 5, 1), claimed],
         pass_rate_over_time: vec![
             week("alice", "2025-01-06", 3, 2),
             week("bob", "2025-01-06", 2, 1),
@@ -448,6 +451,7 @@ fn known() -> ReportData {
             repository: "acme/web".into(),
             pr: 12,
             author: "alice".into(),
+            attribution: "github".into(),
             at: Some("2025-01-21T10:00:00Z".into()),
             message: "Revert \"Change number 12\"".into(),
         }],
@@ -485,6 +489,7 @@ fn the_page_draws_the_numbers_it_was_given() {
         ("entries", "13"),
         ("failed", "1"),
         ("merged", "6"),
+        ("unverified_attribution", "1"),
     ] {
         assert_eq!(
             find(&tags, &[("data-total", name)]).get("data-value"),
@@ -578,6 +583,22 @@ fn the_page_draws_the_numbers_it_was_given() {
             .count(),
         3
     );
+    // The author only an unsigned header names is marked so, in the agents' table and
+    // on its pull request; the others are not.
+    for (agent, unverified) in [("alice", "0"), ("bob", "0"), (HOSTILE, "1")] {
+        let row = find(
+            &tags,
+            &[("data-agent", agent), ("data-unverified", unverified)],
+        );
+        assert_eq!(row.name, "tr");
+    }
+    let marks: Vec<&Tag> = tags
+        .iter()
+        .filter(|t| t.get("class") == Some("unverified"))
+        .collect();
+    assert_eq!(marks.len(), 2, "the agent and its pull request");
+    assert_eq!(dom_count(&dump.dom, "(1 unverified)</span>"), 1);
+    assert_eq!(dom_count(&dump.dom, " (unverified)</span>"), 1);
     find(&tags, &[("data-rollback", "acme/web #12")]);
     find(&tags, &[("data-failure", "acme/web#14")]);
     let omitted = find(&tags, &[("data-omitted", "7")]);
@@ -585,6 +606,10 @@ fn the_page_draws_the_numbers_it_was_given() {
     assert!(dump.dom.contains("7 more pull requests not listed"));
 
     assert_hostile_text_is_text(&dump.dom, &tags);
+}
+
+fn dom_count(dom: &str, text: &str) -> usize {
+    dom.matches(text).count()
 }
 
 /// The hostile strings are shown as text, never parsed as markup.

@@ -202,6 +202,72 @@ async fn an_object_naming_another_subject_is_refused() {
     }
 }
 
+/// The acceptance run's attack: `timeline_omitted.count` = 2^63 − 1 (the head to match,
+/// unsigned) put every entry at a position past the store's integers, and the import
+/// failed on the database ("UNIQUE constraint failed"), every time it was offered. It is
+/// refused as tampering and recorded; the store goes on with the next object. So is a
+/// `subject.id` past them (it was stored as nothing: "NOT NULL constraint failed").
+#[tokio::test]
+async fn counts_past_the_stores_integers_are_refused_as_tampering() {
+    use council_protocol::audit::head::Head;
+    for (db, mut store) in stores().await {
+        let full = object(
+            REPO,
+            30,
+            "agent-1",
+            &guard(1, "2026-03-02T10:00:00Z", true),
+            None,
+        );
+        for count in [i64::MAX as u64, u64::MAX, 1_000_000_001] {
+            let mut forged = tail(&full, 1);
+            forged.omitted.count = count as usize;
+            forged.head = Some(Head::new(
+                forged.total_entries(),
+                &forged.context.timeline[0].hash.clone(),
+                None,
+            ));
+            let refused = store
+                .import(&offer(&forged, "comment 9"))
+                .await
+                .expect(db.engine);
+            assert!(
+                refused
+                    .refused
+                    .as_deref()
+                    .is_some_and(|why| why.contains("timeline_omitted")),
+                "{}: {refused:?}",
+                db.engine
+            );
+            assert_eq!(refused.verification, Verification::Failed);
+        }
+        let mut far = object(
+            REPO,
+            31,
+            "agent-1",
+            &guard(1, "2026-03-02T10:00:00Z", true),
+            None,
+        );
+        far.context.subject.id = i64::MAX as u64 + 1;
+        far.context.context_id = format!("PR-{}", far.context.subject.id);
+        let refused = store.import(&offer(&far, "file")).await.expect(db.engine);
+        assert!(
+            refused
+                .refused
+                .as_deref()
+                .is_some_and(|why| why.contains("no pull request number")),
+            "{}: {refused:?}",
+            db.engine
+        );
+        // The store goes on: the genuine object is stored whole.
+        let stored = store
+            .import(&offer(&full, "comment 10"))
+            .await
+            .expect(db.engine);
+        assert_eq!((stored.added, stored.refused), (2, None), "{}", db.engine);
+        assert_eq!(store.failures(&Filter::default()).await.unwrap().len(), 4);
+    }
+}
+
 #[tokio::test]
 async fn the_common_questions_over_a_known_store() {
     for (_db, mut store) in stores().await {
@@ -341,5 +407,199 @@ async fn the_derived_state_comes_from_the_stored_entries_not_the_object() {
         store.import(&offer(&stored, "file")).await.unwrap();
         let data = store.report_data(&Filter::default(), NOW).await.unwrap();
         assert_eq!(data.prs[0].guard_status, "FAIL");
+    }
+}
+
+/// A context report whose token counts do not fit the store's integers (2^63 and more)
+/// was stored as nothing in a column that refuses that, and failed the whole sync. It is
+/// not stored; the other reports are.
+#[tokio::test]
+async fn a_context_report_past_the_stores_integers_is_left_out() {
+    use council_protocol::context_report::parse_report;
+    use council_store::ReportRow;
+    let report = |agent: &str, total: u64| {
+        parse_report(
+            &serde_json::json!({"contextReport": {
+                "agentId": agent,
+                "reportTimestamp": "2026-03-01T10:00:00Z",
+                "contextWindow": {"totalTokens": total, "availableTokens": 2},
+                "loadedProjects": [],
+                "loadedTasks": [],
+                "capabilities": {"canStartImmediately": []},
+            }})
+            .to_string(),
+        )
+        .expect("a valid report")
+    };
+    let (huge, fine) = (report("agent-a", u64::MAX), report("agent-b", 100));
+    for (db, mut store) in stores().await {
+        let rows: Vec<ReportRow<'_>> = [&huge, &fine]
+            .into_iter()
+            .enumerate()
+            .map(|(i, report)| ReportRow {
+                report,
+                repository: REPO,
+                registry_issue: 1,
+                comment_id: 10 + i as u64,
+                comment_url: "https://github.com/octo/app/issues/1#issuecomment-10",
+                author: "agent-a",
+            })
+            .collect();
+        let added = store.import_reports(&rows, NOW).await.expect(db.engine);
+        assert_eq!(added, 1, "{}", db.engine);
+    }
+}
+
+/// The acceptance run's attack: a ledger whose header (unsigned) was edited to name
+/// another author, the signed entries untouched, was stored as verified and blamed her.
+/// A live read of GitHub is what the store attributes a pull request to; a header that
+/// says otherwise is recorded as a verification failure. Without one (a file) the header
+/// is stored as unverified, and the questions say so; a later live read replaces it.
+#[tokio::test]
+async fn a_pull_request_is_attributed_to_what_a_live_read_vouches_for() {
+    use council_store::{Attribution, BY_GITHUB, BY_HEADER};
+    let github = Attribution {
+        author: "agent-1".to_string(),
+        source_branch: "feature/api/PBI-40-login".to_string(),
+        target_branch: "develop".to_string(),
+        head_sha: Some("b".repeat(40)),
+    };
+    for (db, mut store) in stores().await {
+        let genuine = object(
+            REPO,
+            40,
+            "agent-1",
+            &guard(1, "2026-03-02T10:00:00Z", true),
+            None,
+        );
+        let mut forged = genuine.clone();
+        forged.context.subject.author = "innocent-alice".to_string();
+        forged.context.subject.source_branch = "feature/api/PBI-41-other".to_string();
+        // A file: nothing vouches; stored, but unverified, and said so.
+        let imported = store
+            .import(&offer(&forged, "PR-40.json"))
+            .await
+            .expect(db.engine);
+        assert_eq!(
+            (imported.added, imported.attribution.as_str()),
+            (2, BY_HEADER),
+            "{}",
+            db.engine
+        );
+        let agents = store.agents(&Filter::default()).await.unwrap();
+        assert_eq!(
+            (agents[0].agent.as_str(), agents[0].unverified_prs),
+            ("innocent-alice", 1),
+            "{}",
+            db.engine
+        );
+        assert_eq!(
+            store
+                .totals(&Filter::default())
+                .await
+                .unwrap()
+                .unverified_attribution,
+            1
+        );
+
+        // The same object from a sync, GitHub saying who opened it and from where.
+        let mut synced = offer(&forged, "https://github.com/octo/app/pull/40#comment");
+        synced.attribution = Some(&github);
+        let imported = store.import(&synced).await.expect(db.engine);
+        let dispute = imported.disputed.as_deref().expect("disputed");
+        assert!(
+            dispute.contains("author `innocent-alice` where GitHub says `agent-1`")
+                && dispute.contains("`feature/api/PBI-41-other` where GitHub says"),
+            "{}: {dispute}",
+            db.engine
+        );
+        assert_eq!(imported.attribution, BY_GITHUB);
+        assert_eq!(imported.verification, Verification::Failed);
+        let agents = store.agents(&Filter::default()).await.unwrap();
+        assert_eq!(agents.len(), 1, "{}: {agents:?}", db.engine);
+        assert_eq!(
+            (agents[0].agent.as_str(), agents[0].unverified_prs),
+            ("agent-1", 0),
+            "{}",
+            db.engine
+        );
+        let failures = store.failures(&Filter::default()).await.unwrap();
+        assert_eq!(failures.len(), 1, "{}", db.engine);
+        // Offered again: nothing new recorded.
+        store.import(&synced).await.expect(db.engine);
+        assert_eq!(store.failures(&Filter::default()).await.unwrap().len(), 1);
+        // A later file does not take back what GitHub vouched for.
+        let longer = extend(
+            Some(forged.clone()),
+            REPO,
+            40,
+            "mallory",
+            &guard(2, "2026-03-03T10:00:00Z", true),
+            None,
+        );
+        let imported = store
+            .import(&offer(&longer, "PR-40.2.json"))
+            .await
+            .expect(db.engine);
+        assert_eq!(
+            (imported.added, imported.attribution.as_str()),
+            (2, BY_GITHUB)
+        );
+        let (prs, _) = store
+            .pull_requests(&Filter::default(), 10, 1)
+            .await
+            .unwrap();
+        assert_eq!(
+            (prs[0].author.as_str(), prs[0].source_branch.as_str()),
+            ("agent-1", "feature/api/PBI-40-login"),
+            "{}",
+            db.engine
+        );
+        assert_eq!(prs[0].attribution, BY_GITHUB);
+
+        // Retargeted since its last run: only a note, GitHub's target stored.
+        let other = object(
+            REPO,
+            42,
+            "agent-1",
+            &guard(1, "2026-03-02T10:00:00Z", true),
+            None,
+        );
+        let live = Attribution {
+            author: "agent-1".to_string(),
+            source_branch: other.context.subject.source_branch.clone(),
+            target_branch: "main".to_string(),
+            head_sha: None,
+        };
+        let mut retargeted = offer(&other, "comment 42");
+        retargeted.attribution = Some(&live);
+        let imported = store.import(&retargeted).await.expect(db.engine);
+        assert_eq!(imported.disputed, None);
+        assert_eq!(imported.verification, Verification::Verified);
+        assert!(imported.notes[0].contains("`develop` where GitHub says `main`"));
+
+        // A header contradicting its own signed entries (they decided on another head
+        // commit) is refused whole, file or sync alike.
+        let mut edited = object(
+            REPO,
+            43,
+            "agent-1",
+            &guard(1, "2026-03-02T10:00:00Z", true),
+            None,
+        );
+        edited.context.subject.head_sha = "f".repeat(40);
+        let refused = store
+            .import(&offer(&edited, "PR-43.json"))
+            .await
+            .expect(db.engine);
+        assert!(
+            refused
+                .refused
+                .as_deref()
+                .is_some_and(|why| why.contains("head_sha") && why.contains("edited")),
+            "{}: {refused:?}",
+            db.engine
+        );
+        assert_eq!(refused.added, 0);
     }
 }

@@ -10,6 +10,9 @@
 //! the order of events: a check run lands on the head the PR has at that moment.
 
 use crate::fake_github::FakeGitHub;
+use crate::git::CommitSpec;
+use crate::graph::Blob;
+use crate::protection::{Kind, Protection};
 use crate::routes::lock;
 use crate::tokens::{Access, Scope, Token};
 use crate::world::{
@@ -174,8 +177,74 @@ impl<'g> PrBuilder<'g> {
         })
     }
 
+    /// A label added now by the pull request's author (a `labeled` event too).
     pub fn label(self, name: &str) -> Self {
-        self.edit(|pr| pr.labels.push(name.to_string()))
+        self.world(|w| {
+            let Some(pr) = w.pulls.get_mut(&self.number) else {
+                return;
+            };
+            pr.labels.push(name.to_string());
+            let author = pr.author.clone();
+            w.label_event(self.number, "labeled", name, &author);
+        });
+        self
+    }
+
+    /// A label added at `time` by `actor` (its `labeled` event says when: a merge
+    /// queue orders by it).
+    pub fn label_at(self, name: &str, actor: &str, time: &str) -> Self {
+        let time = scene_time(time);
+        self.world(|w| {
+            let Some(pr) = w.pulls.get_mut(&self.number) else {
+                return;
+            };
+            if !pr.labels.iter().any(|l| l.eq_ignore_ascii_case(name)) {
+                pr.labels.push(name.to_string());
+            }
+            w.label_event_at(self.number, "labeled", name, actor, &time);
+        });
+        self
+    }
+
+    /// A commit pushed to the head branch by the author, changing `files` (path,
+    /// text): the first one starts from the base branch's head, later ones stack. Its
+    /// files, compare, commits and the rollup's counts then come from the graph.
+    pub fn commit(self, files: &[(&str, &str)], message: &str) -> Self {
+        let spec = CommitSpec {
+            changes: files
+                .iter()
+                .map(|(path, text)| (path.to_string(), Some(Blob::from(*text))))
+                .collect(),
+            message: message.to_string(),
+            ..CommitSpec::default()
+        };
+        self.commit_spec(&spec)
+    }
+
+    /// [`PrBuilder::commit`] with every detail of the commit (`deletes`, a binary blob,
+    /// another author, verified).
+    pub fn commit_spec(self, spec: &CommitSpec) -> Self {
+        self.world(|w| {
+            let Some(pr) = w.pulls.get(&self.number).cloned() else {
+                return;
+            };
+            let built = w.graph.get(&pr.head_sha).is_some_and(|c| !c.shortcut);
+            let parent = match built {
+                true => Some(pr.head_sha.clone()),
+                false => {
+                    base_head(w, &pr.base_ref);
+                    let base = w.branch_commit(&pr.base_ref);
+                    if let (Some(base), Some(pr)) = (&base, w.pulls.get_mut(&self.number)) {
+                        pr.base_sha.clone_from(base);
+                    }
+                    base
+                }
+            };
+            let author = spec.author.clone().unwrap_or_else(|| pr.author.clone());
+            let sha = w.commit_with(parent.as_deref(), spec, &author);
+            w.push_head(self.number, &sha);
+        });
+        self
     }
 
     /// `mergeable_state`, with the `mergeable` GitHub shows beside it (`dirty` is
@@ -516,4 +585,125 @@ pub(super) fn add_job(w: &mut World, run_id: u64, name: &str, sha: &str) -> u64 
         check_run_id: id,
     });
     id
+}
+
+/// A commit pushed to a branch (`FakeGitHub::push_to`): files written or deleted on top
+/// of the branch's head, then `done()` pushes it and returns its SHA.
+pub struct PushBuilder<'g> {
+    gh: &'g FakeGitHub,
+    branch: String,
+    spec: CommitSpec,
+}
+
+impl<'g> PushBuilder<'g> {
+    pub(super) fn new(gh: &'g FakeGitHub, branch: &str) -> PushBuilder<'g> {
+        PushBuilder {
+            gh,
+            branch: branch.to_string(),
+            spec: CommitSpec::default(),
+        }
+    }
+
+    pub fn file(mut self, path: &str, text: &str) -> Self {
+        self.spec
+            .changes
+            .push((path.to_string(), Some(Blob::from(text))));
+        self
+    }
+
+    /// A binary file, named by its blob id (its diff has no patch).
+    pub fn blob(mut self, path: &str, id: &str) -> Self {
+        self.spec
+            .changes
+            .push((path.to_string(), Some(Blob::Id(id.to_string()))));
+        self
+    }
+
+    pub fn delete(mut self, path: &str) -> Self {
+        self.spec.changes.push((path.to_string(), None));
+        self
+    }
+
+    pub fn message(mut self, message: &str) -> Self {
+        self.spec.message = message.to_string();
+        self
+    }
+
+    /// Pushed by `login` (its author and the ref's writer; default `octocat`).
+    pub fn by(mut self, login: &str) -> Self {
+        self.spec.author = Some(login.to_string());
+        self
+    }
+
+    /// Signed and verified, as if GitHub had made it.
+    pub fn verified(mut self) -> Self {
+        self.spec.verified = true;
+        self
+    }
+
+    /// Pushes it: the branch moves (with everything a push brings: CI, pull requests
+    /// merged when the branch now contains their head). Returns its SHA.
+    pub fn done(self) -> String {
+        lock(&self.gh.world).commit_on(&self.branch, &self.spec)
+    }
+}
+
+/// A branch protection being described (`FakeGitHub::protect`): a ruleset restricting
+/// updates and deletion to its bypass list, with no force pushes.
+pub struct ProtectionBuilder<'g> {
+    gh: &'g FakeGitHub,
+    index: usize,
+}
+
+impl<'g> ProtectionBuilder<'g> {
+    pub(super) fn new(gh: &'g FakeGitHub, branch: &str) -> ProtectionBuilder<'g> {
+        let mut w = lock(&gh.world);
+        w.protections.push(Protection::ruleset(branch));
+        let index = w.protections.len() - 1;
+        drop(w);
+        ProtectionBuilder { gh, index }
+    }
+
+    fn edit(self, change: impl FnOnce(&mut Protection)) -> Self {
+        if let Some(p) = lock(&self.gh.world).protections.get_mut(self.index) {
+            change(p);
+        }
+        self
+    }
+
+    /// May do what the rules forbid.
+    pub fn bypass(self, login: &str) -> Self {
+        self.edit(|p| p.bypass.push(login.to_string()))
+    }
+
+    /// A ruleset of this name (the default is named after the branch).
+    pub fn named(self, name: &str) -> Self {
+        self.edit(|p| p.kind = Kind::Ruleset(name.to_string()))
+    }
+
+    /// A classic branch protection rule instead of a ruleset.
+    pub fn classic(self) -> Self {
+        self.edit(|p| p.kind = Kind::Classic)
+    }
+
+    /// Anyone may update it (the other rules still apply).
+    pub fn allow_updates(self) -> Self {
+        self.edit(|p| p.restrict_updates = false)
+    }
+
+    pub fn require_pull_request(self) -> Self {
+        self.edit(|p| p.require_pull_request = true)
+    }
+
+    pub fn linear_history(self) -> Self {
+        self.edit(|p| p.required_linear_history = true)
+    }
+
+    pub fn allow_force_pushes(self) -> Self {
+        self.edit(|p| p.block_force_pushes = false)
+    }
+
+    pub fn allow_deletions(self) -> Self {
+        self.edit(|p| p.restrict_deletions = false)
+    }
 }

@@ -11,8 +11,13 @@ use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use crate::REPO;
-use crate::builders::{self, CommitBuilder, PrBuilder, TokenBuilder};
+use crate::builders::{
+    self, CommitBuilder, PrBuilder, ProtectionBuilder, PushBuilder, TokenBuilder,
+};
+use crate::ci::{Ci, CiRun};
 use crate::faults::{Fault, Hook, HookFn, QueuedFault, Target, When};
+use crate::git::{CommitSpec, MergeError, MergeOutcome, RefWrite, Writer};
+use crate::graph::{Blob, Commit, Tree};
 use crate::graphql::Operation;
 use crate::log::Call;
 use crate::routes::{WorldResponder, lock};
@@ -125,10 +130,16 @@ impl FakeGitHub {
         TokenBuilder::new(self, token)
     }
 
+    /// A branch at `sha` (a push by `octocat` when `sha` is a graph commit: CI and
+    /// pull requests merged follow, as on any push).
     pub fn branch(&self, name: &str, sha: &str) {
-        lock(&self.world)
-            .branches
-            .insert(name.to_string(), sha.to_string());
+        let mut w = lock(&self.world);
+        match w.graph.contains(sha) {
+            true => w.set_branch(name, sha, &Writer::push("octocat")),
+            false => {
+                w.branches.insert(name.to_string(), sha.to_string());
+            }
+        }
     }
 
     /// A file at a ref (branch name or SHA) for the contents API.
@@ -138,6 +149,98 @@ impl FakeGitHub {
             .entry(git_ref.to_string())
             .or_default()
             .insert(path.to_string(), text.to_string());
+    }
+
+    // ------------------------------------------------------------ the commit graph
+
+    /// A commit on `branch` (from the default branch's head when the branch is new)
+    /// writing `files` (path, text), pushed by `octocat`: the branch moves to it, with
+    /// all a push brings (CI, pull requests merged). Returns its SHA.
+    pub fn commit_on(&self, branch: &str, files: &[(&str, &str)], message: &str) -> String {
+        let spec = CommitSpec {
+            changes: files
+                .iter()
+                .map(|(path, text)| (path.to_string(), Some(Blob::from(*text))))
+                .collect(),
+            message: message.to_string(),
+            ..CommitSpec::default()
+        };
+        lock(&self.world).commit_on(branch, &spec)
+    }
+
+    /// A commit on `branch` described in full: `.file(…)`, `.delete(…)`, `.by(…)`,
+    /// `.verified()`, then `.done()` pushes it.
+    pub fn push_to(&self, branch: &str) -> PushBuilder<'_> {
+        PushBuilder::new(self, branch)
+    }
+
+    /// `head` (a branch or SHA) merged into `base` by `login`, as `POST /merges` does,
+    /// without asking the protections (a scene's merge).
+    pub fn merge(&self, base: &str, head: &str, login: &str) -> Result<MergeOutcome, MergeError> {
+        lock(&self.world).merge_into(base, head, None, &Writer::push(login))
+    }
+
+    /// Protects branches matching `branch` (a glob) with a ruleset: updates and
+    /// deletion only by its bypass list, no force pushes.
+    pub fn protect(&self, branch: &str) -> ProtectionBuilder<'_> {
+        ProtectionBuilder::new(self, branch)
+    }
+
+    /// The world's CI rule (replacing any).
+    pub fn ci(&self, ci: Ci) {
+        lock(&self.world).ci = Some(ci);
+    }
+
+    /// Moves the world clock until every CI check has completed; how many did.
+    pub fn ci_tick(&self) -> usize {
+        lock(&self.world).ci_tick()
+    }
+
+    /// Moves the world clock `minutes` on; how many CI checks completed.
+    pub fn advance_minutes(&self, minutes: u32) -> usize {
+        lock(&self.world).advance_minutes(minutes)
+    }
+
+    /// How many CI runs started.
+    pub fn ci_runs(&self) -> usize {
+        lock(&self.world).ci_runs.len()
+    }
+
+    /// Every CI run started, oldest first.
+    pub fn ci_run_list(&self) -> Vec<CiRun> {
+        lock(&self.world).ci_runs.clone()
+    }
+
+    /// Every write of `branch`, oldest first: the SHA it pointed at after (`None`:
+    /// deleted) and who wrote it.
+    pub fn ref_history(&self, branch: &str) -> Vec<RefWrite> {
+        lock(&self.world)
+            .ref_log
+            .get(branch)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// A commit of the graph (a shortcut's SHA is made one first).
+    pub fn commit_state(&self, sha: &str) -> Option<Commit> {
+        let mut w = lock(&self.world);
+        w.ensure_commit(sha);
+        w.graph.get(sha).cloned()
+    }
+
+    /// The tree at a branch or SHA (empty when the world knows no such commit).
+    pub fn tree_at(&self, git_ref: &str) -> Tree {
+        let mut w = lock(&self.world);
+        let sha = w.resolve(git_ref);
+        w.ensure_commit(&sha);
+        w.tree(&sha).map(|t| (*t).clone()).unwrap_or_default()
+    }
+
+    /// Whether `ancestor` is reachable from `descendant` (branches or SHAs).
+    pub fn is_ancestor(&self, ancestor: &str, descendant: &str) -> bool {
+        let w = lock(&self.world);
+        w.graph
+            .is_ancestor(&w.resolve(ancestor), &w.resolve(descendant))
     }
 
     /// A job of workflow run `run_id` on `sha`, in progress, reporting as a check run of

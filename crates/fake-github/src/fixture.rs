@@ -10,7 +10,10 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+use crate::ci::{Ci, CiCheck, Condition, Verdict};
 use crate::generate::{self, Generate, Generated};
+use crate::graph::Blob;
+use crate::protection::{Kind, Protection};
 use crate::routes::comment;
 use crate::tokens::{Access, Scope, Token};
 use crate::world::{
@@ -133,6 +136,16 @@ struct WorldFile {
     /// world file).
     #[serde(default)]
     files: BTreeMap<String, BTreeMap<String, FileText>>,
+    /// Commits on branches, in order: each on top of its branch's head (a new branch
+    /// starts at `from`'s head, else the default branch's).
+    #[serde(default)]
+    commits: Vec<CommitSpec>,
+    /// Branch protection rules and rulesets.
+    #[serde(default)]
+    protection: Vec<ProtectionSpec>,
+    /// The CI rule: which landings start CI runs and what makes them red.
+    #[serde(default)]
+    ci: Option<CiSpec>,
     /// What the repository's settings allow (default: all three).
     #[serde(default)]
     merge_methods: Option<Vec<MergeMethod>>,
@@ -144,6 +157,108 @@ struct WorldFile {
     /// Many generated pull requests with their ledger comments (`generate.rs`).
     #[serde(default)]
     generate: Option<GenerateSpec>,
+}
+
+/// One of `commits:`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CommitSpec {
+    branch: String,
+    /// For a new branch: the branch whose head it starts at (default: the default one).
+    #[serde(default)]
+    from: Option<String>,
+    #[serde(default)]
+    message: String,
+    /// Who pushed it (default octocat).
+    #[serde(default)]
+    author: Option<String>,
+    /// GitHub verified its signature (default false, as for any pushed commit).
+    #[serde(default)]
+    verified: bool,
+    /// Path → its new text (or `{from: FILE}`); `null` deletes the file.
+    #[serde(default)]
+    files: BTreeMap<String, Option<FileText>>,
+}
+
+/// One of `protection:`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProtectionSpec {
+    /// A branch glob.
+    branch: String,
+    #[serde(default)]
+    kind: ProtectionKind,
+    /// The ruleset's name (default: the branch glob).
+    #[serde(default)]
+    name: Option<String>,
+    /// Logins that may do what the rules forbid.
+    #[serde(default)]
+    bypass: Vec<String>,
+    #[serde(default = "yes")]
+    restrict_updates: bool,
+    #[serde(default)]
+    require_pull_request: bool,
+    #[serde(default = "yes")]
+    block_force_pushes: bool,
+    #[serde(default = "yes")]
+    restrict_deletions: bool,
+    #[serde(default)]
+    required_linear_history: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum ProtectionKind {
+    #[default]
+    Ruleset,
+    Classic,
+}
+
+/// `ci:`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CiSpec {
+    /// Branch globs whose pushes start a run.
+    #[serde(default)]
+    branches: Vec<String>,
+    /// A pull request's new head starts a run.
+    #[serde(default)]
+    pull_requests: bool,
+    /// Default: one check `ci` of 5 minutes.
+    #[serde(default)]
+    checks: Vec<CiCheckSpec>,
+    /// Red when any holds (default: never).
+    #[serde(default)]
+    red_when: Vec<ConditionSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CiCheckSpec {
+    name: String,
+    #[serde(default = "five")]
+    minutes: u32,
+}
+
+fn five() -> u32 {
+    5
+}
+
+/// `{contains: TEXT}` (any file), `{path: P}` (it exists), `{path: P, contains: TEXT}`
+/// or `{all: [conditions]}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConditionSpec {
+    #[serde(default)]
+    path: Option<String>,
+    #[serde(default)]
+    contains: Option<String>,
+    #[serde(default)]
+    all: Option<Vec<ConditionSpec>>,
 }
 
 /// `generate:`, the fields of [`Generate`]; left out, its defaults.
@@ -416,6 +531,14 @@ impl Builder<'_> {
                     .insert(path.clone(), text);
             }
         }
+        for (i, commit) in spec.commits.iter().enumerate() {
+            self.commit(&mut world, &format!("commits[{i}]"), commit)?;
+        }
+        for (i, rule) in spec.protection.iter().enumerate() {
+            world
+                .protections
+                .push(self.protection(&format!("protection[{i}]"), rule)?);
+        }
         if let Some(methods) = &spec.merge_methods {
             world.merge_methods = methods
                 .iter()
@@ -445,6 +568,11 @@ impl Builder<'_> {
             self.pull(&mut world, &field, pull)?;
             self.comments(&mut world, &field, pull.number, &pull.comments)?;
         }
+        // The CI rule after the scene: its commits and heads predate it (their checks
+        // are the ones the file lists).
+        if let Some(ci) = &spec.ci {
+            world.ci = Some(self.ci(ci)?);
+        }
         // Last: generated pull requests take the numbers the sections above leave free.
         let generated = match &spec.generate {
             Some(g) => Some(
@@ -462,6 +590,126 @@ impl Builder<'_> {
             world,
             generated,
         })
+    }
+
+    fn commit(
+        &mut self,
+        world: &mut World,
+        field: &str,
+        spec: &CommitSpec,
+    ) -> Result<(), FixtureError> {
+        if spec.branch.trim().is_empty() {
+            return Err(self.error(format!("{field}.branch"), "names no branch"));
+        }
+        if let Some(from) = &spec.from {
+            if world.branches.contains_key(&spec.branch) {
+                return Err(self.error(
+                    format!("{field}.from"),
+                    format!(
+                        "`{}` exists already: only a new branch starts from another",
+                        spec.branch
+                    ),
+                ));
+            }
+            let Some(sha) = world.branch_commit(from) else {
+                return Err(self.error(format!("{field}.from"), format!("no branch `{from}`")));
+            };
+            world.branches.insert(spec.branch.clone(), sha);
+        }
+        let mut changes = Vec::new();
+        for (path, text) in &spec.files {
+            let blob = match text {
+                Some(text) => Some(Blob::Text(
+                    self.text(&format!("{field}.files.{path}"), text)?,
+                )),
+                None => None,
+            };
+            changes.push((path.clone(), blob));
+        }
+        world.commit_on(
+            &spec.branch,
+            &crate::git::CommitSpec {
+                changes,
+                message: spec.message.clone(),
+                author: spec.author.clone(),
+                verified: spec.verified,
+            },
+        );
+        Ok(())
+    }
+
+    fn protection(&self, field: &str, spec: &ProtectionSpec) -> Result<Protection, FixtureError> {
+        if spec.branch.trim().is_empty() {
+            return Err(self.error(format!("{field}.branch"), "names no branch"));
+        }
+        Ok(Protection {
+            branch: spec.branch.clone(),
+            kind: match spec.kind {
+                ProtectionKind::Ruleset => {
+                    Kind::Ruleset(spec.name.clone().unwrap_or_else(|| spec.branch.clone()))
+                }
+                ProtectionKind::Classic if spec.name.is_some() => {
+                    return Err(self.error(format!("{field}.name"), "only a ruleset has a name"));
+                }
+                ProtectionKind::Classic => Kind::Classic,
+            },
+            bypass: spec.bypass.clone(),
+            restrict_updates: spec.restrict_updates,
+            require_pull_request: spec.require_pull_request,
+            block_force_pushes: spec.block_force_pushes,
+            restrict_deletions: spec.restrict_deletions,
+            required_linear_history: spec.required_linear_history,
+        })
+    }
+
+    fn ci(&self, spec: &CiSpec) -> Result<Ci, FixtureError> {
+        if spec.branches.is_empty() && !spec.pull_requests {
+            return Err(self.error(
+                "ci",
+                "runs on nothing: name `branches` or set `pull_requests: true`",
+            ));
+        }
+        let mut ci = Ci::on(&[]);
+        ci.branches.clone_from(&spec.branches);
+        ci.pull_requests = spec.pull_requests;
+        if !spec.checks.is_empty() {
+            ci.checks = spec
+                .checks
+                .iter()
+                .map(|c| CiCheck {
+                    name: c.name.clone(),
+                    minutes: c.minutes,
+                })
+                .collect();
+        }
+        let mut red = Vec::new();
+        for (i, condition) in spec.red_when.iter().enumerate() {
+            red.push(self.condition(&format!("ci.red_when[{i}]"), condition)?);
+        }
+        ci.verdict = Verdict::RedWhen(red);
+        Ok(ci)
+    }
+
+    fn condition(&self, field: &str, spec: &ConditionSpec) -> Result<Condition, FixtureError> {
+        match (&spec.path, &spec.contains, &spec.all) {
+            (None, Some(text), None) => Ok(Condition::Contains(text.clone())),
+            (Some(path), None, None) => Ok(Condition::Exists(path.clone())),
+            (Some(path), Some(text), None) => Ok(Condition::FileContains {
+                path: path.clone(),
+                text: text.clone(),
+            }),
+            (None, None, Some(all)) if !all.is_empty() => {
+                let mut conditions = Vec::new();
+                for (i, c) in all.iter().enumerate() {
+                    conditions.push(self.condition(&format!("{field}.all[{i}]"), c)?);
+                }
+                Ok(Condition::All(conditions))
+            }
+            _ => Err(self.error(
+                field,
+                "one of {contains: TEXT}, {path: P}, {path: P, contains: TEXT} or {all: [...]}                  (not empty)",
+            )),
+        }
     }
 
     fn sha(&self, field: &str, sha: &str) -> Result<(), FixtureError> {
@@ -586,12 +834,39 @@ impl Builder<'_> {
         pr.body = spec.body.clone();
         pr.author = spec.author.clone();
         pr.head_ref = spec.head.clone();
-        pr.head_sha = match &spec.head_sha {
-            Some(sha) => {
+        // A head branch built by `commits:` is the pull request's head.
+        let built = world
+            .branches
+            .get(&spec.head)
+            .filter(|sha| world.graph.contains(sha))
+            .cloned();
+        pr.head_sha = match (&spec.head_sha, built) {
+            (Some(_), Some(_)) => {
+                return Err(self.error(
+                    format!("{field}.head_sha"),
+                    format!(
+                        "`{}` is built by `commits:`: its head is its last commit",
+                        spec.head
+                    ),
+                ));
+            }
+            (Some(sha), None) => {
                 self.sha(&format!("{field}.head_sha"), sha)?;
                 sha.clone()
             }
-            None => fake_sha(&format!("head of {}", spec.head)),
+            (None, Some(sha)) => {
+                if !spec.files.is_empty() {
+                    return Err(self.error(
+                        format!("{field}.files"),
+                        format!(
+                            "`{}` is built by `commits:`: its files come from them",
+                            spec.head
+                        ),
+                    ));
+                }
+                sha
+            }
+            (None, None) => fake_sha(&format!("head of {}", spec.head)),
         };
         if let Some(owner) = &spec.fork {
             pr.fork = true;
@@ -613,6 +888,10 @@ impl Builder<'_> {
         pr.draft = spec.draft;
         pr.open = !spec.closed;
         pr.labels = spec.labels.clone();
+        for label in &spec.labels {
+            let at = pr.created_at.clone();
+            world.label_event_at(spec.number, "labeled", label, &spec.author, &at);
+        }
         let state = spec.mergeable_state.as_deref().unwrap_or(match spec.draft {
             true => "draft",
             false => "clean",
@@ -970,6 +1249,157 @@ mod tests {
                 .unwrap_or_else(|| panic!("refused: {section}"));
             assert_eq!(e.field, field, "{e}");
             assert!(e.message.contains(message), "{e}");
+        }
+    }
+
+    #[test]
+    fn commits_protection_and_ci_build_a_graph_world() {
+        let text = format!(
+            "{MINIMAL}commits:\n  - {{branch: main, message: init, files: {{a.rs: \"a\\n\", b.rs: \"b\\n\"}}}}\n  \
+             - {{branch: feature/x, from: main, author: alice, files: {{a.rs: \"x\\n\", b.rs: null}}}}\n\
+             pulls: [{{number: 1, head: feature/x, labels: [\"council:queued\"]}}]\n\
+             protection: [{{branch: main, bypass: [\"release[bot]\"], required_linear_history: true}}]\n\
+             ci: {{branches: [\"council/queue/**\"], pull_requests: true, checks: [{{name: test, minutes: 3}}], \
+             red_when: [{{contains: BROKEN}}, {{all: [{{path: a.rs, contains: x}}, {{path: c.rs}}]}}]}}\n"
+        );
+        let loaded = parse_text(&text).unwrap_or_else(|e| panic!("{e}"));
+        let w = &loaded.world;
+        let main = &w.branches["main"];
+        let head = &w.branches["feature/x"];
+        assert_eq!(
+            &w.graph.get(head).unwrap().parents,
+            std::slice::from_ref(main)
+        );
+        assert_eq!(
+            w.graph.get(head).unwrap().author.login.as_deref(),
+            Some("alice")
+        );
+        let pr = w.pr(1).unwrap();
+        assert_eq!(&pr.head_sha, head, "the head is the branch's last commit");
+        let files: Vec<(String, String)> = w
+            .pr_files(1)
+            .into_iter()
+            .map(|f| (f.filename, f.status))
+            .collect();
+        assert_eq!(
+            files,
+            [
+                ("a.rs".into(), "modified".into()),
+                ("b.rs".into(), "removed".into())
+            ]
+        );
+        assert_eq!(w.issue_events[&1][0].label, "council:queued");
+        assert_eq!(w.protections[0].bypass, ["release[bot]"]);
+        assert!(w.protections[0].required_linear_history);
+        let ci = w.ci.as_ref().unwrap();
+        assert_eq!(ci.checks[0].name, "test");
+        assert!(w.ci_runs.is_empty(), "the scene predates the CI rule");
+        let mut tree = crate::graph::Tree::new();
+        tree.insert("a.rs".into(), Blob::from("x\n"));
+        assert!(!ci.verdict.red(&tree));
+        tree.insert("c.rs".into(), Blob::from(""));
+        assert!(ci.verdict.red(&tree));
+    }
+
+    #[test]
+    fn commits_protection_and_ci_are_read_strictly() {
+        let init = "commits: [{branch: main, files: {a: \"1\"}}]\n";
+        let cases = [
+            (
+                "commits: [{branch: main, file: {a: b}}]\n",
+                "commits[0].file",
+                "unknown field",
+            ),
+            (
+                "commits: [{branch: main}, {branch: main, from: main}]\n",
+                "commits[1].from",
+                "exists already",
+            ),
+            (
+                "commits: [{branch: x, from: nope}]\n",
+                "commits[0].from",
+                "no branch",
+            ),
+            (
+                &format!(
+                    "{init}pulls: [{{number: 1, head: main, head_sha: {}}}]\n",
+                    "a".repeat(40)
+                ) as &str,
+                "pulls[0].head_sha",
+                "built by",
+            ),
+            (
+                "commits: [{branch: f}]\npulls: [{number: 1, head: f, files: [{path: a}]}]\n",
+                "pulls[0].files",
+                "come from them",
+            ),
+            (
+                "protection: [{branch: main, bypas: [a]}]\n",
+                "protection[0].bypas",
+                "unknown field",
+            ),
+            (
+                "protection: [{branch: main, kind: strict}]\n",
+                "protection[0].kind",
+                "",
+            ),
+            (
+                "protection: [{branch: main, kind: classic, name: x}]\n",
+                "protection[0].name",
+                "ruleset",
+            ),
+            ("ci: {branches: []}\n", "ci", "runs on nothing"),
+            (
+                "ci: {branches: [main], red_when: [{}]}\n",
+                "ci.red_when[0]",
+                "one of",
+            ),
+            (
+                "ci: {branches: [main], red_when: [{all: []}]}\n",
+                "ci.red_when[0]",
+                "one of",
+            ),
+            (
+                "ci: {branches: [main], red_when: [{all: [{path: a, all: [{path: b}]}]}]}\n",
+                "ci.red_when[0].all[0]",
+                "one of",
+            ),
+            (
+                "ci: {branches: [main], checks: [{name: t, minutes: -1}]}\n",
+                "ci.checks[0].minutes",
+                "",
+            ),
+            (
+                "ci: {branches: [main], timeout: 3}\n",
+                "ci.timeout",
+                "unknown field",
+            ),
+        ];
+        for (section, field, message) in cases {
+            let e = parse_text(&format!("{MINIMAL}{section}"))
+                .err()
+                .unwrap_or_else(|| panic!("refused: {section}"));
+            if !field.is_empty() {
+                assert_eq!(e.field, field, "{e}");
+            }
+            assert!(e.message.contains(message), "{section}: {e}");
+        }
+    }
+
+    #[test]
+    fn the_queue_world_loads() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/fake-world");
+        let loaded = load(&dir.join("queue.yml")).unwrap_or_else(|e| panic!("{e}"));
+        let w = &loaded.world;
+        assert!(w.ci.is_some());
+        assert!(!w.protections.is_empty());
+        for pr in w.pulls.values() {
+            assert!(
+                w.graph.contains(&pr.head_sha),
+                "#{} is built by commits",
+                pr.number
+            );
+            assert!(!w.pr_files(pr.number).is_empty());
         }
     }
 

@@ -1,6 +1,7 @@
 //! A fake GitHub: one repository as plain data ([`world::World`]: branches, files at
 //! refs, issues and comments, pull requests with their files, reviews and checks,
-//! tokens and what each may do), served over HTTP by one wiremock responder that answers
+//! tokens and what each may do; and, when a test builds one, a commit graph with trees,
+//! three-way merges, protected refs and a CI model), served over HTTP by one wiremock responder that answers
 //! the REST and GraphQL requests `council` makes with GitHub's own shapes, and changes
 //! the world on writes, so a merge or a comment is seen by every later request.
 //!
@@ -13,12 +14,17 @@
 
 pub mod artifacts;
 pub mod builders;
+pub mod ci;
+pub mod diff;
 pub mod fake_github;
 pub mod faults;
 pub mod fixture;
 pub mod generate;
+pub mod git;
+pub mod graph;
 pub mod graphql;
 pub mod log;
+pub mod protection;
 pub mod routes;
 pub mod standalone;
 pub mod tokens;

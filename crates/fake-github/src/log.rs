@@ -70,7 +70,22 @@ pub fn route(method: &str, segments: &[String], operation: Option<&str>) -> Stri
                 parts.push("{path}");
                 break;
             }
-            (_, "commits") => "{ref}",
+            // A ref may hold slashes: what follows it is the last segment, if any.
+            (_, "commits") => {
+                parts.push("{ref}");
+                let last = segments.last().map(String::as_str);
+                if let Some(tail @ ("check-runs" | "status" | "pulls")) = last
+                    && segments.len() > i + 1
+                {
+                    parts.push(tail);
+                }
+                break;
+            }
+            // A branch name may hold slashes: the rest of the path is the ref.
+            (_, "ref" | "refs" | "matching-refs") if parts.get(3) == Some(&"git") => {
+                parts.push("{ref}");
+                break;
+            }
             (_, "labels") => "{name}",
             (_, "comments" | "runs" | "artifacts" | "jobs")
                 if segment.bytes().all(|b| b.is_ascii_digit()) =>
@@ -132,6 +147,38 @@ mod tests {
         assert_eq!(
             of("GET", "/repos/o/r/pulls", None),
             "GET /repos/{owner}/{repo}/pulls"
+        );
+        assert_eq!(
+            of(
+                "PATCH",
+                "/repos/o/r/git/refs/heads/council/queue/main",
+                None
+            ),
+            "PATCH /repos/{owner}/{repo}/git/refs/{ref}"
+        );
+        assert_eq!(
+            of(
+                "GET",
+                "/repos/o/r/git/matching-refs/heads/council/queue/",
+                None
+            ),
+            "GET /repos/{owner}/{repo}/git/matching-refs/{ref}"
+        );
+        assert_eq!(
+            of(
+                "GET",
+                "/repos/o/r/commits/council/queue/main/check-runs",
+                None
+            ),
+            "GET /repos/{owner}/{repo}/commits/{ref}/check-runs"
+        );
+        assert_eq!(
+            of("GET", "/repos/o/r/commits/feature/x", None),
+            "GET /repos/{owner}/{repo}/commits/{ref}"
+        );
+        assert_eq!(
+            of("POST", "/repos/o/r/git/refs", None),
+            "POST /repos/{owner}/{repo}/git/refs"
         );
     }
 }

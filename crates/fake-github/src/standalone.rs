@@ -23,6 +23,12 @@ pub const KEPT_CALLS: usize = 1_000;
 /// of a benchmark). Requests to it are not counted, logged or checked for a token.
 pub const REQUESTS_PATH: &str = "/_fake/requests";
 
+/// The fake's clock, which completes CI runs (`ci:` in a world file): `POST
+/// /_fake/clock?minutes=N` moves it N minutes on, `POST /_fake/clock?ci=finish` until
+/// every CI check has completed; both, and `GET`, answer `{"clock": TIME, "completed":
+/// N, "ci_runs": N, "pending": N}`. Not counted, logged or checked for a token.
+pub const CLOCK_PATH: &str = "/_fake/clock";
+
 pub struct Served {
     pub server: MockServer,
     pub world: Arc<Mutex<World>>,
@@ -67,6 +73,9 @@ impl Respond for Standalone {
         if request.url.path() == REQUESTS_PATH {
             return counts(&self.inner.world, request.method.as_str());
         }
+        if request.url.path() == CLOCK_PATH {
+            return clock(&self.inner.world, request);
+        }
         let answer = self.inner.respond(request);
         let mut world = lock(&self.inner.world);
         if self.echo
@@ -100,4 +109,48 @@ fn counts(world: &Mutex<World>, method: &str) -> ResponseTemplate {
         }
     };
     ResponseTemplate::new(200).set_body_json(counts)
+}
+
+/// `GET` or `POST /_fake/clock`.
+fn clock(world: &Mutex<World>, request: &Request) -> ResponseTemplate {
+    let mut world = lock(world);
+    let query: Vec<(String, String)> = request.url.query_pairs().into_owned().collect();
+    let param = |name: &str| {
+        query
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let completed = match (request.method.as_str(), param("minutes"), param("ci")) {
+        ("GET", None, None) => 0,
+        ("POST", Some(minutes), None) => match minutes.parse::<u32>() {
+            Ok(minutes) => world.advance_minutes(minutes),
+            Err(_) => return refuse(400, "minutes: a whole number of minutes, 0 to 4294967295"),
+        },
+        ("POST", None, Some("finish")) => world.ci_tick(),
+        _ => {
+            return refuse(
+                400,
+                "POST ?minutes=N (the clock moves N minutes on), POST ?ci=finish (until every \
+                 CI check has completed), or GET",
+            );
+        }
+    };
+    let pending = world
+        .commits
+        .values()
+        .flat_map(|c| &c.check_runs)
+        .filter(|r| r.status != "completed")
+        .count();
+    let now = world.now();
+    ResponseTemplate::new(200).set_body_json(serde_json::json!({
+        "clock": now,
+        "completed": completed,
+        "ci_runs": world.ci_runs.len(),
+        "pending": pending,
+    }))
+}
+
+fn refuse(status: u16, message: &str) -> ResponseTemplate {
+    ResponseTemplate::new(status).set_body_json(serde_json::json!({ "message": message }))
 }

@@ -10,9 +10,13 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
+use crate::ci::{Ci, CiRun};
 use crate::faults::{Hook, QueuedFault};
+use crate::git::RefWrite;
+use crate::graph::Graph;
 use crate::graphql::Operation;
 use crate::log::{Call, RequestCounts};
+use crate::protection::Protection;
 use crate::tokens::Token;
 
 /// The repository's default branch: the fixtures' `Codertocat/Hello-World` uses `master`.
@@ -53,6 +57,20 @@ pub struct World {
     pub diffs: BTreeMap<String, Vec<PrFile>>,
     /// Commit SHA → the check runs and statuses reported on it.
     pub commits: BTreeMap<String, CommitChecks>,
+    /// Commits with parents and trees (`graph.rs`), built by the scene or the API;
+    /// empty in a world that uses only the shortcuts above.
+    pub graph: Graph,
+    /// Branch → every write of it since the world began (SHA and who wrote it), oldest
+    /// first: a scene's pushes, ref updates and merges through the API.
+    pub ref_log: BTreeMap<String, Vec<RefWrite>>,
+    /// Branch protection rules and rulesets.
+    pub protections: Vec<Protection>,
+    /// The CI rule: which landings start a run, and what decides red or green.
+    pub ci: Option<Ci>,
+    /// Every CI run started, oldest first.
+    pub ci_runs: Vec<CiRun>,
+    /// Issue or pull request number → its `labeled` and `unlabeled` events, oldest first.
+    pub issue_events: BTreeMap<u64, Vec<IssueEvent>>,
     /// Workflow run id → its jobs.
     pub runs: BTreeMap<u64, Vec<Job>>,
     /// Artifacts the workflow runs uploaded (`audit-PR-<n>`), oldest first: listed by
@@ -144,6 +162,13 @@ impl World {
 
     /// A file's text at a ref: the ref as written, else the branch whose head it is.
     pub fn file_at(&self, git_ref: &str, path: &str) -> Option<&String> {
+        // A commit built in the graph answers from its tree.
+        if let Some(commit) = self.graph.get(&self.resolve(git_ref))
+            && !commit.shortcut
+            && let Some(crate::graph::Blob::Text(text)) = commit.tree.get(path)
+        {
+            return Some(text);
+        }
         if let Some(text) = self.files.get(git_ref).and_then(|f| f.get(path)) {
             return Some(text);
         }
@@ -154,7 +179,8 @@ impl World {
     }
 
     /// The files head commit `sha` changes: its own recorded diff, else the files of the
-    /// pull request whose head it is now. `None`: no commit the world knows.
+    /// pull request whose head it is now. `None`: no commit the world knows. (A commit
+    /// built in the graph is compared over the graph instead: [`World::graph_diff`].)
     pub fn diff_of(&self, sha: &str) -> Option<&[PrFile]> {
         if let Some(pr) = self.pulls.values().find(|pr| pr.head_sha == sha) {
             return Some(&pr.files);
@@ -173,16 +199,33 @@ impl World {
     }
 
     /// Moves a pull request's head (a push to its branch), as a hook or a builder does:
-    /// its same-repository branch follows; checks stay on the commit they ran on. A new
-    /// head is an update of the pull request (`updated_at` moves).
+    /// its same-repository branch follows (a push by the pull request's author, recorded
+    /// in [`World::ref_log`]); checks stay on the commit they ran on. A new head is an
+    /// update of the pull request (`updated_at` moves) and, under a CI rule for pull
+    /// requests, starts a CI run.
     pub fn push_head(&mut self, number: u64, sha: &str) {
-        let Some(pr) = self.pulls.get_mut(&number) else {
+        let Some(pr) = self.pulls.get(&number) else {
             return;
+        };
+        let (fork, head, author) = (pr.fork, pr.head_ref.clone(), pr.author.clone());
+        let moved = self.move_pr_head(number, sha);
+        if !fork {
+            self.set_branch(&head, sha, &crate::git::Writer::push(&author));
+        }
+        if moved {
+            self.ci_on_pull_request(number, sha);
+        }
+    }
+
+    /// The pull request's side of a push to its head: `head_sha`, its files (a commit it
+    /// leaves keeps its diff; one it gets brings its own, when known) and `updated_at`.
+    /// Returns whether the head moved.
+    pub(crate) fn move_pr_head(&mut self, number: u64, sha: &str) -> bool {
+        let Some(pr) = self.pulls.get_mut(&number) else {
+            return false;
         };
         let moved = pr.head_sha != sha;
         if moved {
-            // The commit it leaves keeps its diff; the one it gets brings its own, when
-            // known (else the files stay as they were: a push that changes no file list).
             self.diffs
                 .entry(pr.head_sha.clone())
                 .or_insert_with(|| pr.files.clone());
@@ -191,13 +234,50 @@ impl World {
             }
         }
         pr.head_sha = sha.to_string();
-        if !pr.fork {
-            let head = pr.head_ref.clone();
-            self.branches.insert(head, sha.to_string());
-        }
         if moved {
             self.touch(number);
         }
+        moved
+    }
+
+    /// The world clock's instant now, without moving it on (never before the fake's
+    /// epoch nor any pull request's `updated_at`), in seconds since 1970.
+    pub fn clock_now(&mut self) -> i64 {
+        let newest = self
+            .pulls
+            .values()
+            .map(|pr| pr.updated_at.as_str())
+            .max()
+            .and_then(parse_time)
+            .unwrap_or(i64::MIN);
+        self.clock = self.clock.max(newest).max(EPOCH);
+        self.clock
+    }
+
+    /// [`World::clock_now`] as GitHub writes a time.
+    pub fn now(&mut self) -> String {
+        format_time(self.clock_now())
+    }
+
+    /// Records a `labeled` or `unlabeled` event on issue `number` by `actor`, now.
+    pub fn label_event(&mut self, number: u64, event: &str, label: &str, actor: &str) {
+        let at = self.now();
+        self.label_event_at(number, event, label, actor, &at);
+    }
+
+    /// [`World::label_event`] at a given time (ISO 8601, as GitHub writes it).
+    pub fn label_event_at(&mut self, number: u64, event: &str, label: &str, actor: &str, at: &str) {
+        let id = self.next_number_id();
+        self.issue_events
+            .entry(number)
+            .or_default()
+            .push(IssueEvent {
+                id,
+                event: event.to_string(),
+                label: label.to_string(),
+                actor: actor.to_string(),
+                created_at: at.to_string(),
+            });
     }
 
     /// The next instant of the world clock: a second after the last one it gave, and
@@ -375,6 +455,10 @@ pub struct PullRequest {
     pub merged: bool,
     pub merged_by: Option<String>,
     pub merge_commit_sha: Option<String>,
+    /// The commits a merge brought into the base (when the base came to contain the
+    /// head), oldest first: `GET /pulls/{n}/commits` once merged, and what
+    /// `GET /commits/{sha}/pulls` finds the pull request by.
+    pub landed_commits: Vec<String>,
     pub files: Vec<PrFile>,
     pub reviews: Vec<Review>,
     /// ISO 8601 in UTC, as GitHub writes them (`2026-11-18T11:06:40Z`): made up from the
@@ -418,6 +502,7 @@ impl PullRequest {
             merged: false,
             merged_by: None,
             merge_commit_sha: None,
+            landed_commits: Vec::new(),
             files: Vec::new(),
             reviews: Vec::new(),
             created_at: timestamp(number * 1000),
@@ -460,6 +545,18 @@ impl PullRequest {
     pub fn node_id(&self) -> String {
         format!("PR_kwDOfake{:06}", self.number)
     }
+}
+
+/// A `labeled` or `unlabeled` event of an issue or pull request
+/// (`GET /issues/{n}/events`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IssueEvent {
+    pub id: u64,
+    /// `labeled` or `unlabeled`.
+    pub event: String,
+    pub label: String,
+    pub actor: String,
+    pub created_at: String,
 }
 
 /// One entry of `GET /pulls/{n}/files`.

@@ -63,13 +63,23 @@ impl Fake {
 
     /// One HTTP/1.1 request with the workflow token: the status and the JSON body.
     fn request(&self, method: &str, path: &str, body: &str) -> (u16, serde_json::Value) {
+        self.request_as(self.var("GH_TOKEN"), method, path, body)
+    }
+
+    /// [`Fake::request`] with another token.
+    fn request_as(
+        &self,
+        token: &str,
+        method: &str,
+        path: &str,
+        body: &str,
+    ) -> (u16, serde_json::Value) {
         let address = self.var("GITHUB_API_URL").trim_start_matches("http://");
         let mut stream = TcpStream::connect(address).unwrap();
         write!(
             stream,
-            "{method} {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {}\r\n\
+            "{method} {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\n\
              Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            self.var("GH_TOKEN"),
             body.len()
         )
         .unwrap();
@@ -237,4 +247,64 @@ fn a_generated_world_is_served_by_update_and_its_requests_are_counted() {
     assert_eq!(cleared, counts, "DELETE answers the counts it clears");
     let (_, counts) = fake.request("GET", "/_fake/requests", "");
     assert_eq!(counts["total"], 0, "counting starts again");
+}
+
+#[test]
+fn the_queue_world_tests_a_queue_commit_when_its_clock_moves() {
+    let world = example_world().with_file_name("queue.yml");
+    let fake = Fake::start(&["--world", world.to_str().unwrap()]);
+    let release = fake.var("COUNCIL_RELEASE_TOKEN").to_string();
+    let repo = "/repos/octo-org/hello-council";
+    let (status, develop) = fake.request("GET", &format!("{repo}/git/ref/heads/develop"), "");
+    assert_eq!(status, 200);
+    let base = develop["object"]["sha"].as_str().unwrap().to_string();
+    let (status, _) = fake.request_as(
+        &release,
+        "POST",
+        &format!("{repo}/git/refs"),
+        &format!(r#"{{"ref": "refs/heads/council/queue/develop", "sha": "{base}"}}"#),
+    );
+    assert_eq!(status, 201);
+    for head in ["feature/net/PBI-1-retry-limit", "feature/net/PBI-2-backoff"] {
+        let body = format!(r#"{{"base": "council/queue/develop", "head": "{head}"}}"#);
+        let (status, merged) = fake.request_as(&release, "POST", &format!("{repo}/merges"), &body);
+        assert_eq!(status, 201, "{merged}");
+    }
+    let (_, clock) = fake.request("GET", "/_fake/clock", "");
+    assert_eq!(
+        (clock["ci_runs"].clone(), clock["pending"].clone()),
+        (3.into(), 3.into())
+    );
+    let (status, clock) = fake.request("POST", "/_fake/clock?minutes=5", "");
+    assert_eq!((status, clock["completed"].clone()), (200, 3.into()));
+    let (_, runs) = fake.request(
+        "GET",
+        &format!("{repo}/commits/council%2Fqueue%2Fdevelop/check-runs"),
+        "",
+    );
+    assert_eq!(
+        runs["check_runs"][0]["conclusion"], "failure",
+        "both markers"
+    );
+    assert_eq!(fake.request("POST", "/_fake/clock?minutes=soon", "").0, 400);
+
+    let (_, queue) = fake.request(
+        "GET",
+        &format!("{repo}/git/ref/heads/council/queue/develop"),
+        "",
+    );
+    let tested = queue["object"]["sha"].as_str().unwrap();
+    let update = format!(r#"{{"sha": "{tested}", "force": false}}"#);
+    let (status, _) = fake.request("PATCH", &format!("{repo}/git/refs/heads/develop"), &update);
+    assert_eq!(status, 403, "the workflow token may not write contents");
+    let (status, _) = fake.request_as(
+        &release,
+        "PATCH",
+        &format!("{repo}/git/refs/heads/develop"),
+        &update,
+    );
+    assert_eq!(status, 200, "the release token is on develop's bypass list");
+    let (_, pull) = fake.request("GET", &format!("{repo}/pulls/2"), "");
+    assert_eq!(pull["merged"], true);
+    assert_eq!(pull["merged_by"]["login"], "council-release[bot]");
 }

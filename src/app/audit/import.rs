@@ -8,32 +8,32 @@ use std::path::PathBuf;
 use council_protocol::audit::ContextObject;
 use council_protocol::audit::stored::Stored;
 use council_protocol::error::{Error, Outcome, Result};
-use council_store::{Imported, Offer, Store};
+use council_store::{BY_GITHUB, Imported, Offer, Store};
 use serde_json::{Value, json};
 
 use super::{open_default, store_error};
 use crate::app::{ReadError, display_path, now, read_text};
+use crate::env::RunEnv;
+use crate::request::{AuditRequest, VerifyRequest};
 use crate::runner::Level;
-use crate::settings::{Settings, VerifyOptions};
 
 /// A Context Object file larger than this is not one council wrote.
 const MAX_FILE_BYTES: u64 = 256 << 20;
 
-pub async fn run(settings: &Settings, files: &[PathBuf]) -> Result<Outcome> {
-    let mut store = open_default(settings).await?;
+pub async fn run(env: &RunEnv, req: &AuditRequest, files: &[PathBuf]) -> Result<Outcome> {
+    let mut store = open_default(env, req).await?;
     let mut imported = Vec::new();
     let mut unreadable = Vec::new();
     for file in files {
-        let shown = display_path(&settings.workspace, &settings.workspace.join(file));
-        match import_file(settings, &mut store, file, &shown).await {
+        let shown = display_path(&env.workspace, &env.workspace.join(file));
+        match import_file(env, req, &mut store, file, &shown).await {
             Ok(done) => {
-                tell(settings, &shown, &done);
+                tell(env, req, &shown, &done);
                 imported.push((shown, done));
             }
             Err(e @ (Error::Store(_) | Error::Usage(_))) => return Err(e),
             Err(e) => {
-                settings
-                    .runner
+                env.runner
                     .annotate(Level::Error, "council audit import", &e.to_string());
                 unreadable.push(shown);
             }
@@ -43,7 +43,7 @@ pub async fn run(settings: &Settings, files: &[PathBuf]) -> Result<Outcome> {
     if imported.iter().any(|(_, i)| i.added > 0) {
         store.optimize().await.map_err(store_error)?;
     }
-    if settings.json {
+    if req.json {
         let files: Vec<Value> = imported
             .iter()
             .map(|(file, i)| {
@@ -52,14 +52,14 @@ pub async fn run(settings: &Settings, files: &[PathBuf]) -> Result<Outcome> {
                 v
             })
             .collect();
-        println!(
-            "{}",
-            json!({
+        env.runner.println(
+            &(json!({
                 "database": store.shown(),
                 "files": files,
                 "refused": refused,
                 "unreadable": unreadable,
-            })
+            }))
+            .to_string(),
         );
     }
     if !unreadable.is_empty() {
@@ -78,12 +78,13 @@ pub async fn run(settings: &Settings, files: &[PathBuf]) -> Result<Outcome> {
 }
 
 async fn import_file(
-    settings: &Settings,
+    env: &RunEnv,
+    req: &AuditRequest,
     store: &mut Store,
     file: &std::path::Path,
     shown: &str,
 ) -> Result<Imported> {
-    let path = settings.workspace.join(file);
+    let path = env.workspace.join(file);
     let text = read_text(&path, MAX_FILE_BYTES).map_err(|e| match e {
         ReadError::Io(e) => Error::io("audit file", shown, e),
         ReadError::TooLarge => Error::Input(format!(
@@ -92,16 +93,17 @@ async fn import_file(
         )),
         ReadError::NotUtf8 => Error::Input(format!("audit file {shown}: not valid UTF-8")),
     })?;
-    let key = settings.hmac_key.as_ref().map(|k| k.expose().as_bytes());
-    let options = VerifyOptions {
+    let key = req.hmac_key.as_ref().map(|k| k.expose().as_bytes());
+    let options = VerifyRequest {
         file: Some(file.to_path_buf()),
-        with: Vec::new(),
         // A file that leaves old entries out proves only what it holds: the store places
         // it, and says the chain is partial until the older entries arrive.
         allow_partial: true,
+        hmac_key: req.hmac_key.clone(),
+        ..VerifyRequest::default()
     };
     let at = now();
-    match crate::app::verify::verify_files(settings, &options) {
+    match crate::app::verify::verify_files(env, &options) {
         Ok(_) => {}
         Err(Error::Tampered(problem)) => {
             let (repository, context_id) = claimed_subject(&text);
@@ -120,6 +122,8 @@ async fn import_file(
         source: shown,
         key,
         pr: None,
+        // A file is no live read: its header is stored as unverified.
+        attribution: None,
         now: &at,
         document: Some(&text),
     };
@@ -139,11 +143,11 @@ fn claimed_subject(text: &str) -> (String, String) {
     (field("repository"), field("context_id"))
 }
 
-fn tell(settings: &Settings, file: &str, i: &Imported) {
+fn tell(env: &RunEnv, req: &AuditRequest, file: &str, i: &Imported) {
     let line = match &i.refused {
         Some(why) => format!("{file}: refused and recorded as a verification failure: {why}"),
         None => format!(
-            "{file}: {} of {}: {} new entries, {} already stored; the stored ledger is {}{}",
+            "{file}: {} of {}: {} new entries, {} already stored; the stored ledger is {}{}{}",
             i.context_id,
             i.repository,
             i.added,
@@ -152,18 +156,22 @@ fn tell(settings: &Settings, file: &str, i: &Imported) {
             i.detail
                 .as_deref()
                 .map(|d| format!(" ({d})"))
-                .unwrap_or_default()
+                .unwrap_or_default(),
+            if i.attribution == BY_GITHUB {
+                ""
+            } else {
+                "; its author and branches are unverified (only the file's unsigned header \
+                 names them: `council audit sync` confirms them)"
+            }
         ),
     };
     if i.refused.is_some() {
-        settings
-            .runner
+        env.runner
             .annotate(Level::Error, "council audit import", &line);
-    } else if settings.in_actions {
-        settings
-            .runner
+    } else if env.in_actions {
+        env.runner
             .annotate(Level::Notice, "council audit import", &line);
-    } else if !settings.json {
-        println!("{line}");
+    } else if !req.json {
+        env.runner.println(&line.to_string());
     }
 }

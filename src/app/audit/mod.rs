@@ -23,41 +23,50 @@ use council_store::query::Filter;
 use council_store::url::DEFAULT_URL;
 use council_store::{DatabaseUrl, Store, StoreError};
 
-use crate::settings::{AuditFilter, AuditTask, Settings};
+use crate::env::RunEnv;
+use crate::request::{AuditFilter, AuditRequest, AuditTask};
+use crate::secret::Secret;
 use council_protocol::error::{Error, Outcome, Result};
 
-pub async fn run(settings: &Settings, task: &AuditTask) -> Result<Outcome> {
-    match task {
-        AuditTask::Import { files } => import::run(settings, files).await,
+pub async fn run(env: &RunEnv, req: &AuditRequest) -> Result<Outcome> {
+    match &req.task {
+        AuditTask::Import { files } => import::run(env, req, files).await,
         AuditTask::Sync {
+            access,
+            registry_issue,
+            trusted_authors,
             ledger_authors,
             full,
-        } => sync::run(settings, ledger_authors, *full).await,
+        } => {
+            let sync = sync::SyncRequest {
+                access,
+                registry_issue: *registry_issue,
+                trusted_authors,
+                ledger_authors,
+                full: *full,
+            };
+            sync::run(env, req, &sync).await
+        }
         AuditTask::Query {
             question,
             filter,
             csv,
-        } => query::run(settings, question.as_deref(), filter, *csv).await,
-        AuditTask::Report { html, filter } => report::run(settings, html, filter).await,
-        AuditTask::Verify { filter } => verify::run(settings, filter).await,
+        } => query::run(env, req, question.as_deref(), filter, *csv).await,
+        AuditTask::Report { html, filter } => report::run(env, req, html, filter).await,
+        AuditTask::Verify { filter } => verify::run(env, req, filter).await,
     }
 }
 
-/// The store `database-url` names (default: `sqlite://council-audit.db` here), open and
-/// migrated.
-pub(crate) async fn open(settings: &Settings, url: Option<&str>) -> Result<Store> {
-    let url = parse_url(settings, url.unwrap_or(DEFAULT_URL))?;
+/// The store `url` names (default: `sqlite://council-audit.db` here), open and migrated.
+pub(crate) async fn open(env: &RunEnv, url: Option<&Secret>) -> Result<Store> {
+    let text = url.map_or(DEFAULT_URL, Secret::expose);
+    let url = DatabaseUrl::parse(text, &env.workspace).map_err(store_error)?;
     Store::open(&url, &super::now()).await.map_err(store_error)
 }
 
-/// The store of this run's `database-url`, or the default one.
-async fn open_default(settings: &Settings) -> Result<Store> {
-    let given = settings.database_url.as_ref().map(|u| u.expose());
-    open(settings, given).await
-}
-
-fn parse_url(settings: &Settings, text: &str) -> Result<DatabaseUrl> {
-    DatabaseUrl::parse(text, &settings.workspace).map_err(store_error)
+/// The store of this request's `database-url`, or the default one.
+async fn open_default(env: &RunEnv, req: &AuditRequest) -> Result<Store> {
+    open(env, req.database_url.as_ref()).await
 }
 
 /// A URL or schema the user must change is bad usage (2); a store that failed is 3.

@@ -4,7 +4,7 @@
 use std::io::{IsTerminal, Write};
 use std::time::{Duration, Instant};
 
-use crate::settings::Settings;
+use crate::env::RunEnv;
 
 /// A progress line on a terminal's stderr, redrawn at most ten times a second.
 pub(super) struct Progress {
@@ -15,12 +15,12 @@ pub(super) struct Progress {
 }
 
 impl Progress {
-    pub(super) fn new(settings: &Settings, total: usize) -> Progress {
+    pub(super) fn new(env: &RunEnv, total: usize) -> Progress {
         Progress {
             total,
             done: 0,
             shown: None,
-            on: !settings.in_actions && std::io::stderr().is_terminal() && total > 0,
+            on: !env.in_actions && std::io::stderr().is_terminal() && total > 0,
         }
     }
 

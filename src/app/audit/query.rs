@@ -2,17 +2,19 @@
 //! JSON object (a member per question), or CSV.
 
 use council_protocol::error::{Error, Outcome, Result};
-use council_store::Store;
 use council_store::query::{Filter, MergeRow, Question};
 use council_store::report::{AgentRow, FailureRow, GateRow, RollbackRow, TimeToMerge};
+use council_store::{BY_GITHUB, Store};
 use serde_json::{Map, Value, json};
 
 use super::table::{Cell, Table};
 use super::{filter, open_default, store_error};
-use crate::settings::{AuditFilter, Settings};
+use crate::env::RunEnv;
+use crate::request::{AuditFilter, AuditRequest};
 
 pub async fn run(
-    settings: &Settings,
+    env: &RunEnv,
+    req: &AuditRequest,
     question: Option<&str>,
     given: &AuditFilter,
     csv: bool,
@@ -22,13 +24,13 @@ pub async fn run(
         Some(name) => vec![Question::parse(name).ok_or_else(|| unknown(name))?],
     };
     let filter = filter(given)?;
-    let mut store = open_default(settings).await?;
+    let mut store = open_default(env, req).await?;
     let mut json_out = Map::new();
     json_out.insert("database".into(), json!(store.shown()));
     let mut text = String::new();
     for (i, q) in questions.iter().enumerate() {
         let answer = answer(&mut store, *q, &filter).await?;
-        if settings.json {
+        if req.json {
             json_out.insert(q.name().replace('-', "_"), answer.json);
             continue;
         }
@@ -53,10 +55,10 @@ pub async fn run(
             }
         }
     }
-    if settings.json {
-        println!("{}", Value::Object(json_out));
+    if req.json {
+        env.runner.println(&(Value::Object(json_out)).to_string());
     } else {
-        print!("{text}");
+        env.runner.print(&text.to_string());
     }
     Ok(Outcome::Passed)
 }
@@ -81,10 +83,11 @@ async fn answer(store: &mut Store, q: Question, filter: &Filter) -> Result<Answe
     Ok(match q {
         Question::Agents => {
             let rows = store.agents(filter).await.map_err(store_error)?;
+            let unverified: u64 = rows.iter().map(|a| a.unverified_prs).sum();
             Answer {
                 json: json!(rows),
                 table: agents(&rows),
-                summary: None,
+                summary: (unverified > 0).then(|| UNVERIFIED.to_string()),
             }
         }
         Question::Findings => {
@@ -122,6 +125,19 @@ async fn answer(store: &mut Store, q: Question, filter: &Filter) -> Result<Answe
     })
 }
 
+/// Said above a table that holds an author only an unsigned header names.
+const UNVERIFIED: &str = "unverified: pull requests whose author and branches only their \
+    imported file's unsigned header names (no live read of GitHub vouches for them: \
+    `council audit sync` confirms them)";
+
+/// An author as a table shows it: marked when no live read vouches for it.
+fn author(author: &str, attribution: &str) -> Cell {
+    match attribution {
+        BY_GITHUB => Cell::text(author),
+        _ => Cell::text(format!("{author} (unverified)")),
+    }
+}
+
 fn agents(rows: &[AgentRow]) -> Table {
     Table {
         columns: vec![
@@ -134,6 +150,7 @@ fn agents(rows: &[AgentRow]) -> Table {
             "top_failing_count",
             "review_findings",
             "merged",
+            "unverified",
         ],
         rows: rows
             .iter()
@@ -148,6 +165,7 @@ fn agents(rows: &[AgentRow]) -> Table {
                     Cell::number(a.top_failing_count),
                     Cell::number(a.review_findings),
                     Cell::number(a.merged),
+                    Cell::number(a.unverified_prs),
                 ]
             })
             .collect(),
@@ -188,7 +206,7 @@ fn merges(rows: &[MergeRow]) -> Table {
                 vec![
                     Cell::text(&m.repository),
                     Cell::number(m.pr),
-                    Cell::text(&m.author),
+                    author(&m.author, &m.attribution),
                     Cell::opt_text(m.opened_at.clone()),
                     Cell::opt_text(m.merged_at.clone()),
                     Cell::number(m.seconds),
@@ -239,7 +257,7 @@ fn rollbacks(rows: &[RollbackRow]) -> Table {
                 vec![
                     Cell::text(&r.repository),
                     Cell::number(r.pr),
-                    Cell::text(&r.author),
+                    author(&r.author, &r.attribution),
                     Cell::opt_text(r.at.clone()),
                     Cell::text(&r.message),
                 ]

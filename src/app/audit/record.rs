@@ -5,26 +5,30 @@
 
 use council_protocol::audit::ContextObject;
 use council_protocol::audit::stored::Stored;
+use council_protocol::event::PullRequest;
 use council_protocol::render::text::Message;
 use council_protocol::stage::{EffectReport, EffectResult};
-use council_store::{Offer, Verification};
+use council_store::{Attribution, Offer, Verification};
 
 use super::open;
 use crate::app::now;
-use crate::settings::Settings;
+use crate::env::RunEnv;
+use crate::request::PipelineRequest;
 
 const ACTION: &str = "action:store";
 
 /// Writes `context` to the run's store when one is set; what became of it (`None`: no
 /// store set). `comment_written`: the ledger comment holds this object.
 pub(crate) async fn record(
-    settings: &Settings,
+    env: &RunEnv,
+    req: &PipelineRequest,
     context: &ContextObject,
+    pr: &PullRequest,
     comment_written: bool,
 ) -> Option<EffectReport> {
-    let url = settings.database_url.as_ref()?;
+    let url = req.database_url.as_ref()?;
     let report = |result| Some(EffectReport::new(ACTION, result));
-    if settings.dry_run {
+    if req.access.dry_run {
         return report(EffectResult::Skipped(Message::new().text(
             "dry run: the Context Object was not written to the audit store",
         )));
@@ -36,21 +40,29 @@ pub(crate) async fn record(
              take it later)",
         )));
     }
-    let mut store = match open(settings, Some(url.expose())).await {
+    let mut store = match open(env, Some(url)).await {
         Ok(store) => store,
         Err(e) => return report(EffectResult::Failed(Message::new().text(e.to_string()))),
     };
     let stored = Stored::from_file(context.clone());
     let at = now();
-    let source = match settings.run.run_id.as_str() {
+    let source = match env.run.run_id.as_str() {
         "local" => "a local run".to_string(),
-        run => format!("workflow run {run} (attempt {})", settings.run.run_attempt),
+        run => format!("workflow run {run} (attempt {})", env.run.run_attempt),
+    };
+    // This run read the pull request itself (its event, or GitHub): a live read vouches.
+    let live = Attribution {
+        author: pr.author.clone(),
+        source_branch: pr.head_ref.clone(),
+        target_branch: pr.base_ref.clone(),
+        head_sha: Some(pr.head_sha.clone()),
     };
     let offer = Offer {
         stored: &stored,
         source: &source,
-        key: settings.hmac_key.as_ref().map(|k| k.expose().as_bytes()),
+        key: req.hmac_key.as_ref().map(|k| k.expose().as_bytes()),
         pr: None,
+        attribution: Some(&live),
         now: &at,
         document: None,
     };
@@ -61,14 +73,21 @@ pub(crate) async fn record(
                 "the audit store refused this run's Context Object and recorded why: {why}"
             )))),
             (None, v) => report(EffectResult::Done(Message::new().text(format!(
-                "audit store {}: {} new entries; the stored ledger is {}{}",
+                "audit store {}: {} new entries; the stored ledger is {}{}{}",
                 store.shown(),
                 i.added,
                 v.as_str(),
                 match v {
                     Verification::Partial => " (its older entries are in earlier artifacts)",
                     _ => "",
-                }
+                },
+                i.disputed
+                    .as_deref()
+                    .map(|d| format!(
+                        "; the ledger comment's header was recorded as a verification \
+                         failure: {d}"
+                    ))
+                    .unwrap_or_default()
             )))),
         },
     }

@@ -25,15 +25,16 @@ use council_protocol::audit::context::context_id;
 use council_protocol::audit::stored::{self, MARKER};
 use council_protocol::context_report::{comment::last_block, parse_report};
 use council_protocol::error::{Error, Outcome, Result};
-use council_store::{Imported, Offer, PrFacts, ReportRow, Store, Verification, unix};
+use council_store::{Attribution, Imported, Offer, PrFacts, ReportRow, Store, Verification, unix};
 use serde_json::json;
 
 use super::progress::Progress;
 use super::{open_default, store_error};
 use crate::app::ledger::{TakenArtifact, newest_adopted_artifact};
-use crate::app::{github_client, now, repository_of};
+use crate::app::{client, now, repository};
+use crate::env::RunEnv;
+use crate::request::{Access, AuditRequest};
 use crate::runner::Level;
-use crate::settings::Settings;
 
 /// The login of `GITHUB_TOKEN`, which writes the ledger comment in most workflows.
 const ACTIONS_BOT: &str = "github-actions[bot]";
@@ -54,25 +55,38 @@ struct Tally {
     from_artifacts: usize,
     partial: usize,
     refused: usize,
+    /// Objects stored whose header names another author or source branch than GitHub.
+    disputed: usize,
     untrusted_ledger_comments: usize,
     reports_added: usize,
 }
 
-pub async fn run(settings: &Settings, ledger_authors: &[String], full: bool) -> Result<Outcome> {
-    let repo = repository_of(settings, None)?;
-    let gh = github_client(settings, &repo, settings.token.as_ref())?.ok_or_else(|| {
+/// What `audit sync` alone takes.
+pub(super) struct SyncRequest<'a> {
+    pub access: &'a Access,
+    pub registry_issue: Option<u64>,
+    pub trusted_authors: &'a [String],
+    pub ledger_authors: &'a [String],
+    pub full: bool,
+}
+
+pub(super) async fn run(env: &RunEnv, req: &AuditRequest, s: &SyncRequest<'_>) -> Result<Outcome> {
+    let full = s.full;
+    let repo = repository(s.access, None)?;
+    let gh = client(env, s.access, &repo)?.ok_or_else(|| {
         Error::no_token("`audit sync` reads the pull requests and their comments")
     })?;
-    let mut store = open_default(settings).await?;
+    let mut store = open_default(env, req).await?;
     let full_name = repo.full();
     let mut authors: Vec<String> = vec![ACTIONS_BOT.to_string()];
-    authors.extend(ledger_authors.iter().map(|a| a.trim().to_string()));
+    authors.extend(s.ledger_authors.iter().map(|a| a.trim().to_string()));
     let sync = Sync {
-        settings,
+        env,
+        trusted_authors: s.trusted_authors,
         gh: &gh,
         full_name: &full_name,
         authors: &authors,
-        key: settings.hmac_key.as_ref().map(|k| k.expose().as_bytes()),
+        key: req.hmac_key.as_ref().map(|k| k.expose().as_bytes()),
     };
     let mut tally = Tally::default();
     let since = match full {
@@ -80,7 +94,7 @@ pub async fn run(settings: &Settings, ledger_authors: &[String], full: bool) -> 
         false => store.listed_until(&full_name).await.map_err(store_error)?,
     };
     let (candidates, newest) = sync.list(since.as_deref(), &mut tally).await?;
-    let mut progress = Progress::new(settings, candidates.len());
+    let mut progress = Progress::new(env, candidates.len());
     for pr in &candidates {
         if !full && sync.settled(&mut store, pr).await? {
             tally.unchanged += 1;
@@ -101,14 +115,14 @@ pub async fn run(settings: &Settings, ledger_authors: &[String], full: bool) -> 
             .await
             .map_err(store_error)?;
     }
-    if let Some(registry) = settings.registry_issue {
+    if let Some(registry) = s.registry_issue {
         tally.reports_added = sync.reports(&mut store, registry).await?;
     }
     if tally.entries_added > 0 {
         store.optimize().await.map_err(store_error)?;
     }
-    tell(settings, &store, &full_name, &tally, gh.requests());
-    Ok(if tally.refused > 0 {
+    tell(env, req.json, &store, &full_name, &tally, gh.requests());
+    Ok(if tally.refused + tally.disputed > 0 {
         Outcome::GateFailed
     } else {
         Outcome::Passed
@@ -116,7 +130,8 @@ pub async fn run(settings: &Settings, ledger_authors: &[String], full: bool) -> 
 }
 
 struct Sync<'a> {
-    settings: &'a Settings,
+    env: &'a RunEnv,
+    trusted_authors: &'a [String],
     gh: &'a GitHub,
     full_name: &'a str,
     authors: &'a [String],
@@ -194,6 +209,7 @@ impl Sync<'_> {
             merged_at: pr.merged_at.clone(),
             closed_at: pr.closed_at.clone(),
         };
+        let live = attribution(pr);
         let comments = match self.gh.list_comments(pr.number).await {
             Ok(c) => c,
             // Deleted between the listing and now, or hidden from this token.
@@ -225,15 +241,23 @@ impl Sync<'_> {
                 parsed: stored::parse(comment.body()),
             };
             imports.push(
-                self.store(store, found, &subject, &facts, comment.body())
-                    .await?,
+                self.store(
+                    store,
+                    found,
+                    &subject,
+                    &facts,
+                    live.as_ref(),
+                    comment.body(),
+                )
+                .await?,
             );
         }
         // Stored and whole: an artifact adds nothing (a pull request that reads `failed`
         // for an earlier refusal stays so, whatever is read now).
-        let whole = imports
-            .last()
-            .is_some_and(|i| i.refused.is_none() && i.verification != Verification::Partial);
+        // A header found edited leaves the entries' completeness unknown: as a refusal.
+        let whole = imports.last().is_some_and(|i| {
+            i.refused.is_none() && i.disputed.is_none() && i.verification != Verification::Partial
+        });
         let mut from_artifact = false;
         if !whole && let Some(taken) = self.newest_artifact(pr.number, &subject).await {
             let text = String::from_utf8_lossy(&taken.json).into_owned();
@@ -241,12 +265,24 @@ impl Sync<'_> {
                 source: taken.source,
                 parsed: Ok(taken.stored),
             };
-            imports.push(self.store(store, found, &subject, &facts, &text).await?);
+            imports.push(
+                self.store(store, found, &subject, &facts, live.as_ref(), &text)
+                    .await?,
+            );
             from_artifact = true;
         }
         for i in &imports {
             tally.entries_added += i.added;
             tally.refused += usize::from(i.refused.is_some());
+            tally.disputed += usize::from(i.disputed.is_some());
+            let said = i.disputed.iter().map(|d| (Level::Error, d));
+            for (level, what) in said.chain(i.notes.iter().map(|n| (Level::Warning, n))) {
+                self.env.runner.annotate(
+                    level,
+                    "council audit sync",
+                    &format!("PR-{} ({}): {what}", pr.number, i.source),
+                );
+            }
         }
         // What the pull request's stored ledger reads now, after all of it.
         Ok(match imports.last() {
@@ -255,6 +291,7 @@ impl Sync<'_> {
                 "no ledger"
             }
             Some(i) if i.refused.is_some() => "refused",
+            Some(i) if i.disputed.is_some() => "header disputed",
             Some(i) if i.verification == Verification::Partial => {
                 tally.partial += 1;
                 "partial"
@@ -275,6 +312,7 @@ impl Sync<'_> {
         found: Found,
         subject: &Subject<'_>,
         facts: &PrFacts,
+        live: Option<&Attribution>,
         document: &str,
     ) -> Result<Imported> {
         let at = now();
@@ -287,6 +325,7 @@ impl Sync<'_> {
                     source: &source,
                     key: self.key,
                     pr: Some(facts),
+                    attribution: live,
                     now: &at,
                     document: Some(document),
                 };
@@ -311,7 +350,7 @@ impl Sync<'_> {
     async fn newest_artifact(&self, pr: u64, subject: &Subject<'_>) -> Option<TakenArtifact> {
         let options = DownloadOptions {
             provenance: Provenance::OwnRuns {
-                repository_id: self.settings.repository_id,
+                repository_id: self.env.repository_id,
             },
             ..DownloadOptions::default()
         };
@@ -321,7 +360,7 @@ impl Sync<'_> {
             // Artifacts that cannot be listed (no `actions: read`, expired) leave the
             // comment's word as the record.
             Err(e) => {
-                self.settings.runner.annotate(
+                self.env.runner.annotate(
                     Level::Warning,
                     "council audit sync",
                     &format!("PR-{pr}: audit artifacts were not read: {e}"),
@@ -336,7 +375,7 @@ impl Sync<'_> {
     async fn reports(&self, store: &mut Store, registry: u64) -> Result<usize> {
         let issue = self.gh.issue_info(registry).await?;
         let comments = self.gh.list_comments(registry).await?;
-        let mut trusted_logins = self.settings.trusted_authors.clone();
+        let mut trusted_logins = self.trusted_authors.to_vec();
         trusted_logins.extend(self.authors.iter().cloned());
         let trust = TrustConfig {
             issue_author: issue.author,
@@ -369,6 +408,19 @@ impl Sync<'_> {
     }
 }
 
+/// Who the listing says opened the pull request, from which branch into which: what the
+/// store attributes it to (the ledger's own header is unsigned). `None` when the listing
+/// leaves one out: then nothing vouches, and the store keeps the header as unverified.
+fn attribution(pr: &PullSummary) -> Option<Attribution> {
+    let (user, head, base) = (pr.user.as_ref()?, pr.head.as_ref()?, pr.base.as_ref()?);
+    Some(Attribution {
+        author: user.login.clone(),
+        source_branch: head.name.clone(),
+        target_branch: base.name.clone(),
+        head_sha: head.sha.clone(),
+    })
+}
+
 /// `a` is a later time than `b` (text that is not a time counts as earlier).
 fn later(a: &str, b: &str) -> bool {
     match (unix(a), unix(b)) {
@@ -378,16 +430,16 @@ fn later(a: &str, b: &str) -> bool {
     }
 }
 
-fn tell(settings: &Settings, store: &Store, repo: &str, t: &Tally, requests: u32) {
-    if settings.json {
-        println!(
-            "{}",
-            json!({
+fn tell(env: &RunEnv, json: bool, store: &Store, repo: &str, t: &Tally, requests: u32) {
+    if json {
+        env.runner.println(
+            &(json!({
                 "repository": repo,
                 "database": store.shown(),
                 "tally": t,
                 "requests": requests,
-            })
+            }))
+            .to_string(),
         );
         return;
     }
@@ -414,7 +466,7 @@ fn tell(settings: &Settings, store: &Store, repo: &str, t: &Tally, requests: u32
     }
     line.push_str(&format!("; {requests} API requests"));
     if t.untrusted_ledger_comments > 0 {
-        settings.runner.annotate(
+        env.runner.annotate(
             Level::Warning,
             "council audit sync",
             &format!(
@@ -424,8 +476,20 @@ fn tell(settings: &Settings, store: &Store, repo: &str, t: &Tally, requests: u32
             ),
         );
     }
+    if t.disputed > 0 {
+        env.runner.annotate(
+            Level::Error,
+            "council audit sync",
+            &format!(
+                "{} ledger headers name another author or source branch than GitHub (the \
+                 header is unsigned: it was edited): recorded as verification failures \
+                 (`council audit query failures`); the store attributes them as GitHub does",
+                t.disputed
+            ),
+        );
+    }
     if t.refused > 0 {
-        settings.runner.annotate(
+        env.runner.annotate(
             Level::Error,
             "council audit sync",
             &format!(
@@ -435,11 +499,10 @@ fn tell(settings: &Settings, store: &Store, repo: &str, t: &Tally, requests: u32
             ),
         );
     }
-    if settings.in_actions {
-        settings
-            .runner
+    if env.in_actions {
+        env.runner
             .annotate(Level::Notice, "council audit sync", &line);
     } else {
-        println!("{line}");
+        env.runner.println(&line.to_string());
     }
 }

@@ -7,12 +7,14 @@
 //! read, a path outside the workspace or a sync of an invalid file is bad input (2).
 
 mod find;
-mod report;
+mod view;
 
 use std::path::{Path, PathBuf};
 
+use crate::cli::values::Direction;
+use crate::env::RunEnv;
+use crate::request::{ContextShowRequest, ContextSyncRequest, ContextValidateRequest};
 use crate::runner::{FileLine, Level};
-use crate::settings::{Direction, Settings};
 use council_protocol::agent_state::put::ProgressInput;
 use council_protocol::agent_state::put::PutRequest;
 use council_protocol::assistant_context::{self, ContextFile, MAX_FILE_BYTES, sync};
@@ -22,23 +24,23 @@ use council_protocol::stage::Outputs;
 
 use super::state::{Target, announce, finish, publish, read_latest};
 use super::workspace_file::{self, WorkspacePath};
-use report::{Checked, SyncToFile};
+use view::{Checked, SyncToFile};
 
 const TITLE: &str = "council context";
 
 /// `context validate [PATH…]`: the named files, else `context-file`, else every
 /// ASSISTANT_CONTEXT file in the workspace.
-pub fn validate(settings: &Settings) -> Result<Outcome> {
-    let (paths, capped) = match named_paths(settings)? {
+pub fn validate(env: &RunEnv, req: &ContextValidateRequest) -> Result<Outcome> {
+    let (paths, capped) = match named_paths(env, &req.paths)? {
         Some(paths) => (paths, false),
         None => {
-            let found = find::in_workspace(&settings.workspace);
+            let found = find::in_workspace(&env.workspace);
             (found.files, found.capped)
         }
     };
     let mut checked = Vec::with_capacity(paths.len());
     for path in paths {
-        let text = workspace_file::read(&settings.workspace, &path, MAX_FILE_BYTES as u64 + 1)?
+        let text = workspace_file::read(&env.workspace, &path, MAX_FILE_BYTES as u64 + 1)?
             .ok_or_else(|| Error::Usage(format!("{}: no such file", path.shown)))?;
         let result = assistant_context::validate(&path.shown, &text);
         checked.push(Checked {
@@ -46,16 +48,16 @@ pub fn validate(settings: &Settings) -> Result<Outcome> {
             result,
         });
     }
-    announce_problems(settings, &checked);
+    announce_problems(env, &checked);
     if checked.is_empty() {
-        settings.runner.annotate(
+        env.runner.annotate(
             Level::Notice,
             TITLE,
             "no ASSISTANT_CONTEXT.md or .yaml file in the repository; nothing to check",
         );
     }
     if capped {
-        settings.runner.annotate(
+        env.runner.annotate(
             Level::Warning,
             TITLE,
             &format!(
@@ -65,14 +67,14 @@ pub fn validate(settings: &Settings) -> Result<Outcome> {
             ),
         );
     }
-    settings
-        .runner
-        .append_summary(&report::validate_markdown(&checked, capped))?;
-    settings.runner.set_outputs(&Outputs::pending().pairs())?;
-    if settings.json {
-        println!("{}", report::validate_json(&checked, capped));
-    } else if !settings.in_actions {
-        print!("{}", report::validate_plain(&checked));
+    env.runner
+        .append_summary(&view::validate_markdown(&checked, capped))?;
+    env.runner.set_outputs(&Outputs::pending().pairs())?;
+    if req.json {
+        env.runner
+            .println(&view::validate_json(&checked, capped).to_string());
+    } else if !env.in_actions {
+        env.runner.print(&view::validate_plain(&checked));
     }
     Ok(if checked.iter().any(|c| c.result.is_err()) {
         Outcome::GateFailed
@@ -84,7 +86,7 @@ pub fn validate(settings: &Settings) -> Result<Outcome> {
 /// Each problem of an invalid file (an error) and each warning of a valid one, once: as
 /// an annotation on the file's line in Actions, `error: …`/`warning: …` on stderr on a
 /// terminal (stdout says only each file's verdict).
-fn announce_problems(settings: &Settings, checked: &[Checked]) {
+fn announce_problems(env: &RunEnv, checked: &[Checked]) {
     for c in checked {
         let (level, problems) = match &c.result {
             Err(problems) => (Level::Error, problems.as_slice()),
@@ -96,30 +98,29 @@ fn announce_problems(settings: &Settings, checked: &[Checked]) {
                 line: p.line,
                 column: p.column,
             };
-            settings
-                .runner
-                .annotate_at(level, TITLE, &at, &p.to_string());
+            env.runner.annotate_at(level, TITLE, &at, &p.to_string());
         }
     }
 }
 
 /// `context show PATH`: one file's fields (exit 1 with its problems when invalid).
-pub fn show(settings: &Settings) -> Result<Outcome> {
-    let given = settings.context.paths.first().cloned().unwrap_or_default();
-    let path = workspace_file::resolve(&settings.workspace, "context show", &given)?;
-    let text = workspace_file::read(&settings.workspace, &path, MAX_FILE_BYTES as u64 + 1)?
+pub fn show(env: &RunEnv, req: &ContextShowRequest) -> Result<Outcome> {
+    let path = workspace_file::resolve(&env.workspace, "context show", &req.path)?;
+    let text = workspace_file::read(&env.workspace, &path, MAX_FILE_BYTES as u64 + 1)?
         .ok_or_else(|| Error::Usage(format!("{}: no such file", path.shown)))?;
     let checked = Checked {
         result: assistant_context::validate(&path.shown, &text),
         path: path.shown,
     };
-    announce_problems(settings, std::slice::from_ref(&checked));
-    if settings.json {
-        println!("{}", report::file_json(&checked));
+    announce_problems(env, std::slice::from_ref(&checked));
+    if req.json {
+        env.runner.println(&view::file_json(&checked).to_string());
     } else {
         match &checked.result {
-            Ok(file) => print!("{}", report::show_plain(file)),
-            Err(_) => print!("{}", report::validate_plain(std::slice::from_ref(&checked))),
+            Ok(file) => env.runner.print(&view::show_plain(file)),
+            Err(_) => env
+                .runner
+                .print(&view::validate_plain(std::slice::from_ref(&checked))),
         }
     }
     Ok(match checked.result {
@@ -129,28 +130,29 @@ pub fn show(settings: &Settings) -> Result<Outcome> {
 }
 
 /// `context sync`: the issue's latest state onto the file, or the file onto the issue.
-pub async fn sync(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
-    let given = settings.context.file.as_deref().ok_or_else(|| {
+pub async fn sync(env: &RunEnv, req: &ContextSyncRequest, event: Option<Event>) -> Result<Outcome> {
+    let given = req.file.as_deref().ok_or_else(|| {
         Error::Usage(
             "`context sync` needs the file: set the `context-file` input (--file PATH)".into(),
         )
     })?;
-    let path = workspace_file::resolve(
-        &settings.workspace,
-        "input `context-file`",
-        Path::new(given),
-    )?;
-    let target = Target::resolve(settings, event, "context sync")?;
-    match settings.context.direction {
-        Direction::ToFile => to_file(settings, &target, &path).await,
-        Direction::ToIssue => to_issue(settings, &target, &path).await,
+    let path = workspace_file::resolve(&env.workspace, "input `context-file`", Path::new(given))?;
+    let target = Target::resolve(env, &req.target, event, "context sync")?;
+    match req.direction {
+        Direction::ToFile => to_file(env, req, &target, &path).await,
+        Direction::ToIssue => to_issue(env, req, &target, &path).await,
     }
 }
 
-async fn to_file(settings: &Settings, target: &Target, path: &WorkspacePath) -> Result<Outcome> {
-    let latest = read_latest(settings, &target.gh, target.issue).await?;
-    announce(settings, &latest);
-    let existing = workspace_file::read(&settings.workspace, path, MAX_FILE_BYTES as u64 + 1)?;
+async fn to_file(
+    env: &RunEnv,
+    req: &ContextSyncRequest,
+    target: &Target,
+    path: &WorkspacePath,
+) -> Result<Outcome> {
+    let latest = read_latest(env, &req.target, &target.gh, target.issue).await?;
+    announce(env, &latest);
+    let existing = workspace_file::read(&env.workspace, path, MAX_FILE_BYTES as u64 + 1)?;
     let created = existing.is_none();
     let text = existing.unwrap_or_else(|| ContextFile::empty_text(&path.shown).to_owned());
     let file = valid_file(&path.shown, &text)?;
@@ -164,10 +166,10 @@ async fn to_file(settings: &Settings, target: &Target, path: &WorkspacePath) -> 
     let after = valid_file(&path.shown, &written)?;
     let outcome = if written == text && !created {
         "unchanged"
-    } else if settings.dry_run {
+    } else if req.target.access.dry_run {
         "dry_run"
     } else {
-        workspace_file::write(&settings.workspace, path, &written)?;
+        workspace_file::write(&env.workspace, path, &written)?;
         "written"
     };
     let repo = target.repo.full();
@@ -182,21 +184,27 @@ async fn to_file(settings: &Settings, target: &Target, path: &WorkspacePath) -> 
         text: &written,
     };
     finish(
-        settings,
+        env,
+        req.target.json,
         &latest,
-        &report::sync_markdown(&shown),
-        || report::sync_json(&shown),
-        || report::sync_plain(&shown),
+        &view::sync_markdown(&shown),
+        || view::sync_json(&shown),
+        || view::sync_plain(&shown),
     )
 }
 
-async fn to_issue(settings: &Settings, target: &Target, path: &WorkspacePath) -> Result<Outcome> {
-    let text = workspace_file::read(&settings.workspace, path, MAX_FILE_BYTES as u64 + 1)?
+async fn to_issue(
+    env: &RunEnv,
+    req: &ContextSyncRequest,
+    target: &Target,
+    path: &WorkspacePath,
+) -> Result<Outcome> {
+    let text = workspace_file::read(&env.workspace, path, MAX_FILE_BYTES as u64 + 1)?
         .ok_or_else(|| Error::Usage(format!("{}: no such file to post", path.shown)))?;
     // Validation refuses a file that holds a secret before anything is read or posted.
     let file = valid_file(&path.shown, &text)?;
-    let latest = read_latest(settings, &target.gh, target.issue).await?;
-    announce(settings, &latest);
+    let latest = read_latest(env, &req.target, &target.gh, target.issue).await?;
+    announce(env, &latest);
     let before = &latest.selection.state;
     let state = sync::to_state(file.fields(), before);
     let changed = |a: &Option<String>, b: &Option<String>| (a != b).then(|| b.clone()).flatten();
@@ -213,12 +221,20 @@ async fn to_issue(settings: &Settings, target: &Target, path: &WorkspacePath) ->
             .map(ProgressInput::Value),
         ..PutRequest::default()
     };
-    let summary = settings
-        .state
+    let summary = req
         .summary
         .clone()
         .unwrap_or_else(|| format!("Synced from {}.", path.shown));
-    publish(settings, target, &latest, &request, &state, Some(&summary)).await
+    publish(
+        env,
+        &req.target,
+        target,
+        &latest,
+        &request,
+        &state,
+        Some(&summary),
+    )
+    .await
 }
 
 fn valid_file(shown: &str, text: &str) -> Result<ContextFile> {
@@ -233,17 +249,13 @@ fn valid_file(shown: &str, text: &str) -> Result<ContextFile> {
 }
 
 /// Paths named on the command line or in `context-file`; `None` = search the workspace.
-fn named_paths(settings: &Settings) -> Result<Option<Vec<WorkspacePath>>> {
-    let given: Vec<PathBuf> = if !settings.context.paths.is_empty() {
-        settings.context.paths.clone()
-    } else if let Some(file) = &settings.context.file {
-        vec![PathBuf::from(file)]
-    } else {
+fn named_paths(env: &RunEnv, given: &[PathBuf]) -> Result<Option<Vec<WorkspacePath>>> {
+    if given.is_empty() {
         return Ok(None);
-    };
+    }
     given
         .iter()
-        .map(|p| workspace_file::resolve(&settings.workspace, "context validate", p))
+        .map(|p| workspace_file::resolve(&env.workspace, "context validate", p))
         .collect::<Result<Vec<_>>>()
         .map(Some)
 }

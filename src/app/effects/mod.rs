@@ -3,16 +3,21 @@
 //! the ledger hand it one effect at a time ([`Executor::perform`]) and read back what it
 //! wrote. Dry runs, missing tokens, read-only tokens (a refusal is a warning, not a
 //! failure), the release token (merges and reverts only) and oversized comments are
-//! handled here and nowhere else; retries live in the client.
+//! handled here and nowhere else; retries live in the client. Whether an oversized
+//! comment may be cut is the effect's to say ([`Effect::oversize`]), not the executor's:
+//! only prose is cut, a block that is read back is posted whole or not at all.
 
 mod comments;
 
 use super::marked_comment::FindError;
 use comments::{Once, Upserted};
+use std::borrow::Cow;
+
 use council_github::{ApiError, Comment, GitHub};
-use council_protocol::audit::stored::COMMENT_LIMIT;
+use council_protocol::agent_state::compact::thousands;
 use council_protocol::event::PullRequest;
 use council_protocol::render::text::Message;
+use council_protocol::stage::effect::{Oversize, TooLong};
 use council_protocol::stage::{Effect, EffectReport, EffectResult};
 
 pub struct Executor<'a> {
@@ -172,6 +177,15 @@ impl Executor<'_> {
             Failure::Identity(why) => EffectResult::Skipped(
                 Message::new().text(format!("would {}, but {why}", effect.describe())),
             ),
+            Failure::TooLong(TooLong { chars }) => {
+                EffectResult::Failed(Message::new().text(format!(
+                    "could not {}: the comment is {} characters, more than GitHub's limit \
+                     of 65,536, and it is a block that is read back, so it is not cut \
+                     (nothing was written)",
+                    effect.describe(),
+                    thousands(*chars)
+                )))
+            }
         }
     }
 }
@@ -179,6 +193,8 @@ impl Executor<'_> {
 enum Failure {
     Api(ApiError),
     Identity(String),
+    /// A body over the limit that the effect says may not be cut; nothing was sent.
+    TooLong(TooLong),
 }
 
 impl From<ApiError> for Failure {
@@ -196,13 +212,22 @@ impl From<FindError> for Failure {
     }
 }
 
+/// The body to send for a comment effect: cut only when the effect says it may be.
+fn sized<'b>(effect: &Effect, body: &'b str) -> Result<Cow<'b, str>, Failure> {
+    effect
+        .oversize()
+        .unwrap_or(Oversize::Whole)
+        .fit(body)
+        .map_err(Failure::TooLong)
+}
+
 async fn apply(gh: &GitHub, effect: &Effect) -> Result<Applied, Failure> {
     Ok(match effect {
         Effect::CommentOnce {
             issue,
             marker,
             body,
-        } => match comments::post_once(gh, *issue, marker, &fit(body)).await? {
+        } => match comments::post_once(gh, *issue, marker, &sized(effect, body)?).await? {
             Once::Posted(c) => {
                 let result = done(Message::new().text("posted: ").link(&c.html_url));
                 Applied::comment(result, c, true)
@@ -215,7 +240,7 @@ async fn apply(gh: &GitHub, effect: &Effect) -> Result<Applied, Failure> {
             }
         },
         Effect::PostComment { issue, body } => {
-            let c = gh.create_comment(*issue, &fit(body)).await?;
+            let c = gh.create_comment(*issue, &sized(effect, body)?).await?;
             let result = done(Message::new().text("posted: ").link(&c.html_url));
             Applied::comment(result, c, true)
         }
@@ -224,7 +249,8 @@ async fn apply(gh: &GitHub, effect: &Effect) -> Result<Applied, Failure> {
             marker,
             body,
         } => {
-            let (upserted, warnings) = comments::upsert(gh, *issue, marker, &fit(body)).await?;
+            let (upserted, warnings) =
+                comments::upsert(gh, *issue, marker, &sized(effect, body)?).await?;
             let url = upserted.comment().html_url.clone();
             let (result, created) = match &upserted {
                 Upserted::Created(_) => (done(Message::new().text("posted: ").link(&url)), true),
@@ -243,7 +269,7 @@ async fn apply(gh: &GitHub, effect: &Effect) -> Result<Applied, Failure> {
             comment,
             body,
         } => {
-            let c = comments::write(gh, *issue, *comment, body).await?;
+            let c = comments::write(gh, *issue, *comment, &sized(effect, body)?).await?;
             let created = Some(c.id) != *comment;
             let result = done(Message::new().text("written: ").link(&c.html_url));
             Applied::comment(result, c, created)
@@ -288,6 +314,24 @@ async fn apply(gh: &GitHub, effect: &Effect) -> Result<Applied, Failure> {
                 Err(e) => merge_refused(m.number, &m.sha, m.method, e)?,
             })
         }
+        Effect::Enqueue { number, label } => {
+            gh.add_label(*number, label).await?;
+            Applied::result(done(
+                Message::new()
+                    .text(format!("queued #{number}: added "))
+                    .value(label),
+            ))
+        }
+        // The merge queue's ref writes and merges: decided by council_protocol::queue,
+        // not performed by this build yet (no command plans them).
+        Effect::CreateRef { .. }
+        | Effect::ResetRef { .. }
+        | Effect::FastForward { .. }
+        | Effect::DeleteRef { .. }
+        | Effect::MergeInto { .. } => Applied::result(skipped(format!(
+            "not wired yet: would {}; this build does not run the merge queue",
+            effect.describe()
+        ))),
         Effect::Revert(r) => {
             let opened = gh.revert_pull(&r.pull_id, &r.title, &r.body).await?;
             Applied::result(done(
@@ -344,19 +388,6 @@ fn merge_refused(
     })
 }
 
-/// A comment body GitHub accepts: one over the limit is cut (with a note saying so)
-/// rather than refused with 422, which would leave a closed PR without its explanation.
-pub fn fit(body: &str) -> String {
-    const NOTE: &str =
-        "\n\n… (cut to fit GitHub's comment limit; the job summary has the whole text)\n";
-    let limit = COMMENT_LIMIT - 512;
-    if body.chars().count() <= limit {
-        return body.to_string();
-    }
-    let keep: String = body.chars().take(limit - NOTE.chars().count()).collect();
-    keep + NOTE
-}
-
 fn short(sha: &str) -> &str {
     sha.get(..7).unwrap_or(sha)
 }
@@ -404,38 +435,42 @@ pub fn read_only(pr: Option<&PullRequest>, release: bool) -> Message {
 mod tests {
     use super::*;
 
-    #[test]
-    fn an_oversized_body_is_cut_under_the_limit_with_a_note() {
-        let body = "x".repeat(100_000);
-        let fitted = fit(&body);
-        assert!(fitted.chars().count() <= COMMENT_LIMIT - 512);
-        assert!(fitted.ends_with("the job summary has the whole text)\n"));
-        assert_eq!(fit("short"), "short");
+    fn post(body: String) -> Effect {
+        Effect::PostComment { issue: 1, body }
     }
 
-    proptest::proptest! {
-        /// Bodies of multi-byte characters around the limit: cut by characters, never
-        /// inside one, to a prefix of the body and the note.
-        #[test]
-        fn a_multi_byte_body_is_cut_by_characters(
-            lead in (COMMENT_LIMIT - 600)..(COMMENT_LIMIT - 400),
-            tail in proptest::collection::vec(
-                proptest::prop_oneof![
-                    proptest::strategy::Just('é'),
-                    proptest::strategy::Just('€'),
-                    proptest::strategy::Just('📝'),
-                    proptest::prelude::any::<char>(),
-                ],
-                0..300,
-            ),
-        ) {
-            let body = "x".repeat(lead) + &tail.into_iter().collect::<String>();
-            let fitted = fit(&body);
-            proptest::prop_assert!(fitted.chars().count() <= COMMENT_LIMIT - 512);
-            match fitted.split_once("\n\n… (cut to fit") {
-                Some((kept, _)) => proptest::prop_assert!(body.starts_with(kept)),
-                None => proptest::prop_assert_eq!(&fitted, &body),
-            }
-        }
+    /// The regression this guards: an `<agent-state>` comment sized to GitHub's limit
+    /// was cut 512 characters short of it, losing `</memory></agent-state>`.
+    #[test]
+    fn a_block_at_the_limit_is_sent_whole_and_prose_is_cut() {
+        let block = format!("<agent-state>{}</agent-state>", "😀".repeat(65_536 - 27));
+        assert_eq!(block.chars().count(), 65_536);
+        let effect = post(block.clone());
+        assert!(matches!(sized(&effect, &block), Ok(Cow::Borrowed(b)) if b == block));
+        let explanation = Effect::CommentOnce {
+            issue: 1,
+            marker: "m".into(),
+            body: block.clone(),
+        };
+        let cut = sized(&explanation, &block).ok().unwrap();
+        assert!(cut.ends_with("the job summary has the whole text)\n"));
+    }
+
+    #[test]
+    fn a_block_over_the_limit_fails_without_a_request() {
+        let body = "x".repeat(65_537);
+        let effect = post(body.clone());
+        let Err(failure) = sized(&effect, &body) else {
+            panic!("sent");
+        };
+        let executor = Executor {
+            gh: None,
+            release: None,
+            dry_run: false,
+            pr: None,
+        };
+        let result = executor.classify(&effect, &failure);
+        assert!(matches!(result, EffectResult::Failed(_)));
+        insta::assert_snapshot!(EffectReport::new(effect.action(), result).message().plain(), @"could not post a comment on #1: the comment is 65,537 characters, more than GitHub's limit of 65,536, and it is a block that is read back, so it is not cut (nothing was written)");
     }
 }

@@ -1,17 +1,18 @@
 //! `state get`: the latest trusted state of an issue → outputs, summary, warnings.
 
 use super::read::{Latest, MAX_COMMENTS, read_latest};
-use super::report::{self, ReadReport};
+use super::view::{self, ReadReport};
 use super::{Target, outputs};
+use crate::env::RunEnv;
+use crate::request::{IssueRequest, StateGetRequest};
 use crate::runner::Level;
-use crate::settings::Settings;
 use council_protocol::error::{Outcome, Result};
 use council_protocol::event::Event;
 
-pub async fn run(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
-    let target = Target::resolve(settings, event, "state get")?;
-    let latest = read_latest(settings, &target.gh, target.issue).await?;
-    announce(settings, &latest);
+pub async fn run(env: &RunEnv, req: &StateGetRequest, event: Option<Event>) -> Result<Outcome> {
+    let target = Target::resolve(env, &req.target, event, "state get")?;
+    let latest = read_latest(env, &req.target, &target.gh, target.issue).await?;
+    announce(env, &latest);
     let repo = target.repo.full();
     let read = ReadReport {
         repo: &repo,
@@ -20,11 +21,12 @@ pub async fn run(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
         requests: target.gh.requests(),
     };
     finish(
-        settings,
+        env,
+        req.target.json,
         &latest,
-        &report::get_markdown(&read),
-        || report::get_json(&read),
-        || report::get_plain(&read),
+        &view::get_markdown(&read),
+        || view::get_json(&read),
+        || view::get_plain(&read),
     )
 }
 
@@ -32,35 +34,34 @@ pub async fn run(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
 /// summary, the state's outputs, and its result on stdout (`--json`, or plain text
 /// outside Actions).
 pub(crate) fn finish(
-    settings: &Settings,
+    env: &RunEnv,
+    json_wanted: bool,
     latest: &Latest,
     summary: &str,
     json: impl FnOnce() -> serde_json::Value,
     plain: impl FnOnce() -> String,
 ) -> Result<Outcome> {
-    settings.runner.append_summary(summary)?;
+    env.runner.append_summary(summary)?;
     let url = latest
         .selection
         .source
         .as_ref()
         .map_or("", |s| s.html_url.as_str());
-    settings
-        .runner
+    env.runner
         .set_outputs(&outputs(&latest.selection.state, url).pairs())?;
-    if settings.json {
-        println!("{}", json());
-    } else if !settings.in_actions {
-        print!("{}", plain());
+    if json_wanted {
+        env.runner.println(&json().to_string());
+    } else if !env.in_actions {
+        env.runner.print(&plain());
     }
     Ok(Outcome::Passed)
 }
 
 /// One warning per skipped malformed block (with its comment's URL), and one when the
 /// page cap left older comments unread.
-pub(crate) fn announce(settings: &Settings, latest: &Latest) {
+pub(crate) fn announce(env: &RunEnv, latest: &Latest) {
     for message in warnings(latest) {
-        settings
-            .runner
+        env.runner
             .annotate(Level::Warning, "council state", &message);
     }
 }
@@ -86,10 +87,11 @@ pub(crate) fn warnings(latest: &Latest) -> Vec<String> {
 /// The latest trusted state of the target's issue as `council state get --json` prints
 /// it, and the warnings about what was skipped; writes nothing, prints nothing.
 pub(crate) async fn latest_json(
-    settings: &Settings,
+    env: &RunEnv,
+    req: &IssueRequest,
     target: &Target,
 ) -> Result<(serde_json::Value, Vec<String>)> {
-    let latest = read_latest(settings, &target.gh, target.issue).await?;
+    let latest = read_latest(env, req, &target.gh, target.issue).await?;
     let repo = target.repo.full();
     let read = ReadReport {
         repo: &repo,
@@ -97,7 +99,7 @@ pub(crate) async fn latest_json(
         latest: &latest,
         requests: target.gh.requests(),
     };
-    Ok((report::get_json(&read), warnings(&latest)))
+    Ok((view::get_json(&read), warnings(&latest)))
 }
 
 /// What is wrong with the chosen block's v2.1 elements, and a likely loop: more tool

@@ -6,9 +6,9 @@
 
 mod get;
 mod put;
-mod put_report;
+mod put_view;
 mod read;
-mod report;
+mod view;
 
 pub use get::run as get;
 pub(crate) use get::{announce, finish, latest_json};
@@ -16,8 +16,9 @@ pub use put::run as put;
 pub(crate) use put::{publish, put_json};
 pub(crate) use read::{MAX_PAGES, first_page, read_error, read_latest};
 
-use super::{github_client, load_event, repository_of};
-use crate::settings::Settings;
+use super::{client, load_event, repository};
+use crate::env::RunEnv;
+use crate::request::IssueRequest;
 use council_github::{GitHub, RepoName};
 use council_protocol::agent_state::AgentState;
 use council_protocol::error::{Error, Result};
@@ -36,17 +37,20 @@ impl Target {
     /// when the inputs leave something open, so `command: state-get` with `issue` set
     /// works on any event (`workflow_dispatch`, `schedule`, …).
     pub(crate) fn resolve(
-        settings: &Settings,
+        env: &RunEnv,
+        req: &IssueRequest,
         event: Option<Event>,
         command: &str,
     ) -> Result<Target> {
-        let needs_event = settings.issue.is_none() || settings.repo.is_none();
+        let needs_event = req.issue.is_none() || req.access.repo.is_none();
         let event = match event {
             Some(event) => Some(event),
-            None if needs_event && settings.event.is_some() => Some(load_event(settings)?),
+            None if needs_event && req.event.is_some() => {
+                Some(load_event(env, req.event.as_ref())?)
+            }
             None => None,
         };
-        let issue = match settings.issue {
+        let issue = match req.issue {
             Some(issue) => issue,
             None => match &event {
                 Some(e) => e.issue_number()?.ok_or_else(|| {
@@ -63,27 +67,33 @@ impl Target {
                 }
             },
         };
-        let repo = repository_of(settings, event.as_ref())?;
-        Target::with_issue(settings, issue, repo, command)
+        let repo = repository(&req.access, event.as_ref())?;
+        Target::with_issue(env, req, issue, repo, command)
     }
 
     /// A named issue of the run's repository (the registry issue of `report`).
-    pub(crate) fn resolve_issue(settings: &Settings, issue: u64, command: &str) -> Result<Target> {
-        let event = match settings.repo {
-            None if settings.event.is_some() => Some(load_event(settings)?),
+    pub(crate) fn resolve_issue(
+        env: &RunEnv,
+        req: &IssueRequest,
+        issue: u64,
+        command: &str,
+    ) -> Result<Target> {
+        let event = match req.access.repo {
+            None if req.event.is_some() => Some(load_event(env, req.event.as_ref())?),
             _ => None,
         };
-        let repo = repository_of(settings, event.as_ref())?;
-        Target::with_issue(settings, issue, repo, command)
+        let repo = repository(&req.access, event.as_ref())?;
+        Target::with_issue(env, req, issue, repo, command)
     }
 
     fn with_issue(
-        settings: &Settings,
+        env: &RunEnv,
+        req: &IssueRequest,
         issue: u64,
         repo: RepoName,
         command: &str,
     ) -> Result<Target> {
-        let gh = github_client(settings, &repo, settings.token.as_ref())?.ok_or_else(|| {
+        let gh = client(env, &req.access, &repo)?.ok_or_else(|| {
             Error::no_token(format!(
                 "`{command}` reads the issue through the GitHub API"
             ))

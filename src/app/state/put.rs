@@ -4,14 +4,15 @@
 use sha2::{Digest, Sha256};
 
 use super::get::announce;
-use super::put_report::{self, PutReport, Written};
+use super::put_view::{self, PutReport, Written};
 use super::read::{Latest, read_latest};
-use super::report::ReadReport;
+use super::view::ReadReport;
 use super::{Target, outputs};
 use crate::app::effects::Executor;
 use crate::app::input_file;
+use crate::env::RunEnv;
+use crate::request::{IssueRequest, StateFields, StatePutRequest};
 use crate::runner::Level;
-use crate::settings::Settings;
 use council_protocol::agent_state::put::{PutInputs, PutRequest, overlay, validate};
 use council_protocol::agent_state::{AgentState, RenderedComment, render_block, render_comment};
 use council_protocol::error::{Error, Outcome, Result};
@@ -19,22 +20,32 @@ use council_protocol::event::Event;
 use council_protocol::secrets::{SecretMatch, find_secrets};
 use council_protocol::stage::{Effect, EffectReport, EffectResult};
 
-pub async fn run(settings: &Settings, event: Option<Event>) -> Result<Outcome> {
-    let request = request(settings)?;
-    let summary = settings.state.summary.as_deref();
-    check_secrets(settings, &request, summary)?;
-    let target = Target::resolve(settings, event, "state put")?;
-    let latest = read_latest(settings, &target.gh, target.issue).await?;
-    announce(settings, &latest);
+pub async fn run(env: &RunEnv, req: &StatePutRequest, event: Option<Event>) -> Result<Outcome> {
+    let request = request(env, &req.fields, req.summary.as_deref())?;
+    let summary = req.summary.as_deref();
+    check_secrets(env, req.allow_secrets, &request, summary)?;
+    let target = Target::resolve(env, &req.target, event, "state put")?;
+    let latest = read_latest(env, &req.target, &target.gh, target.issue).await?;
+    announce(env, &latest);
     let state = overlay(&latest.selection.state, &request, &latest.issue_body);
-    publish(settings, &target, &latest, &request, &state, summary).await
+    publish(
+        env,
+        &req.target,
+        &target,
+        &latest,
+        &request,
+        &state,
+        summary,
+    )
+    .await
 }
 
 /// Posts `state` (the latest state with `request` applied) once per workflow run, and
 /// reports it: summary, outputs, and the CLI's view. `context sync --direction
 /// to-issue` posts through here too.
 pub(crate) async fn publish(
-    settings: &Settings,
+    env: &RunEnv,
+    req: &IssueRequest,
     target: &Target,
     latest: &Latest,
     request: &PutRequest,
@@ -42,7 +53,7 @@ pub(crate) async fn publish(
     summary: Option<&str>,
 ) -> Result<Outcome> {
     let (rendered, written, run_key) =
-        write_state(settings, target, latest, state, summary).await?;
+        write_state(env, req.access.dry_run, target, latest, state, summary).await?;
     let repo = target.repo.full();
     let put = PutReport {
         read: ReadReport {
@@ -56,21 +67,16 @@ pub(crate) async fn publish(
         written: &written,
         run_key: &run_key,
     };
-    for (level, message) in put_notes(&put, settings.in_actions) {
-        settings
-            .runner
-            .annotate(level, "council state put", &message);
+    for (level, message) in put_notes(&put, env.in_actions) {
+        env.runner.annotate(level, "council state put", &message);
     }
-    settings
-        .runner
-        .append_summary(&put_report::put_markdown(&put))?;
-    settings
-        .runner
+    env.runner.append_summary(&put_view::put_markdown(&put))?;
+    env.runner
         .set_outputs(&outputs(&rendered.state, written.url()).pairs())?;
-    if settings.json {
-        println!("{}", put_report::put_json(&put));
-    } else if !settings.in_actions {
-        print!("{}", put_report::put_plain(&put));
+    if req.json {
+        env.runner.println(&put_view::put_json(&put).to_string());
+    } else if !env.in_actions {
+        env.runner.print(&put_view::put_plain(&put));
     }
     // A read-only token is a warning, not a failure (SPEC, exit codes); the empty
     // `state-comment-url` tells a workflow that nothing was written.
@@ -87,11 +93,11 @@ fn put_notes(put: &PutReport, in_actions: bool) -> Vec<(Level, String)> {
                 "{}#{}: {}",
                 put.read.repo,
                 put.read.issue,
-                put_report::READ_ONLY
+                put_view::READ_ONLY
             ),
         ));
     }
-    if let Some(note) = put_report::compaction_note(put) {
+    if let Some(note) = put_view::compaction_note(put) {
         // The step summary has the details in Actions; elsewhere only this line does.
         let message = if in_actions {
             "memory was compacted to fit GitHub's 65,536-character comment limit; the step \
@@ -107,34 +113,43 @@ fn put_notes(put: &PutReport, in_actions: bool) -> Vec<(Level, String)> {
 
 /// Renders `state` and posts it (once per run key) through the executor.
 async fn write_state(
-    settings: &Settings,
+    env: &RunEnv,
+    dry_run: bool,
     target: &Target,
     latest: &Latest,
     state: &AgentState,
     summary: Option<&str>,
 ) -> Result<(RenderedComment, Written, String)> {
-    let run_key = run_key(settings, state);
+    let run_key = run_key(env, state);
     let rendered = render_comment(state, summary, &run_key)
         .map_err(|e| Error::Input(format!("state put: {e}")))?;
-    let written = write(settings, target, latest, &run_key, &rendered.body).await?;
+    let written = write(dry_run, target, latest, &run_key, &rendered.body).await?;
     Ok((rendered, written, run_key))
 }
 
-/// `state put` on the target's issue with the settings' state inputs, validated (and
-/// secrets refused) before any request: the result as `council state put --json` prints
-/// it, and what the CLI would warn about; prints nothing.
+/// `state put` on the target's issue, validated (and secrets refused) before any
+/// request: the result as `council state put --json` prints it, and what the CLI would
+/// warn about; prints nothing.
 pub(crate) async fn put_json(
-    settings: &Settings,
+    env: &RunEnv,
+    req: &StatePutRequest,
     target: &Target,
 ) -> Result<(serde_json::Value, Vec<String>)> {
-    let request = request(settings)?;
-    let summary = settings.state.summary.as_deref();
-    check_secrets(settings, &request, summary)?;
-    let latest = read_latest(settings, &target.gh, target.issue).await?;
+    let request = request(env, &req.fields, req.summary.as_deref())?;
+    let summary = req.summary.as_deref();
+    check_secrets(env, req.allow_secrets, &request, summary)?;
+    let latest = read_latest(env, &req.target, &target.gh, target.issue).await?;
     let mut warnings = super::get::warnings(&latest);
     let state = overlay(&latest.selection.state, &request, &latest.issue_body);
-    let (rendered, written, run_key) =
-        write_state(settings, target, &latest, &state, summary).await?;
+    let (rendered, written, run_key) = write_state(
+        env,
+        req.target.access.dry_run,
+        target,
+        &latest,
+        &state,
+        summary,
+    )
+    .await?;
     let repo = target.repo.full();
     let put = PutReport {
         read: ReadReport {
@@ -149,14 +164,13 @@ pub(crate) async fn put_json(
         run_key: &run_key,
     };
     warnings.extend(put_notes(&put, false).into_iter().map(|(_, m)| m));
-    Ok((put_report::put_json(&put), warnings))
+    Ok((put_view::put_json(&put), warnings))
 }
 
-fn request(settings: &Settings) -> Result<PutRequest> {
-    let s = &settings.state;
+fn request(env: &RunEnv, s: &StateFields, summary: Option<&str>) -> Result<PutRequest> {
     let file = |input: &str, raw: &Option<String>| {
         raw.as_deref()
-            .map(|raw| input_file::resolve_input(&settings.workspace, input, raw))
+            .map(|raw| input_file::resolve_input(&env.workspace, input, raw))
             .transpose()
     };
     let memory = file("memory", &s.memory)?;
@@ -172,7 +186,7 @@ fn request(settings: &Settings) -> Result<PutRequest> {
         input_request: s.input_request.as_deref(),
         metrics: s.metrics.as_deref(),
     })?;
-    if request == PutRequest::default() && s.summary.is_none() {
+    if request == PutRequest::default() && summary.is_none() {
         return Err(Error::Usage(
             "`state put` has nothing to write: set at least one of the inputs intent, step, \
              progress, memory, next-action, agent, plan, input-request, metrics or summary"
@@ -190,7 +204,12 @@ fn request(settings: &Settings) -> Result<PutRequest> {
 
 /// Checks what this run adds (fields carried over are already on the issue), before any
 /// request, so that a refused put costs nothing and posts nothing.
-fn check_secrets(settings: &Settings, request: &PutRequest, summary: Option<&str>) -> Result<()> {
+fn check_secrets(
+    env: &RunEnv,
+    allow_secrets: bool,
+    request: &PutRequest,
+    summary: Option<&str>,
+) -> Result<()> {
     let given = AgentState {
         agent: request.agent.clone(),
         intent: request.intent.clone(),
@@ -211,8 +230,8 @@ fn check_secrets(settings: &Settings, request: &PutRequest, summary: Option<&str
     if found.is_empty() {
         return Ok(());
     }
-    if settings.allow_secrets {
-        settings.runner.annotate(
+    if allow_secrets {
+        env.runner.annotate(
             Level::Warning,
             "council state put",
             &format!("posting although {} (--allow-secrets)", found.join("; ")),
@@ -242,12 +261,12 @@ fn input_name(field: &str) -> String {
 
 /// `{run id}/{job}/{16 hex of SHA-256 of the block}`: a re-run of the same workflow run
 /// writing the same state finds its comment; another state in the same job is new.
-fn run_key(settings: &Settings, state: &AgentState) -> String {
+fn run_key(env: &RunEnv, state: &AgentState) -> String {
     let digest = hex::encode(Sha256::digest(render_block(state).as_bytes()));
     format!(
         "{}/{}/{}",
-        settings.run.run_id,
-        settings.run.job,
+        env.run.run_id,
+        env.run.job,
         digest.get(..16).unwrap_or(&digest)
     )
 }
@@ -256,7 +275,7 @@ fn run_key(settings: &Settings, state: &AgentState) -> String {
 /// the state was read from counts: if a job writes A, then B, then A again, the third
 /// write must land even though A's comment carries the same key.
 async fn write(
-    settings: &Settings,
+    dry_run: bool,
     target: &Target,
     latest: &Latest,
     run_key: &str,
@@ -270,7 +289,7 @@ async fn write(
     let executor = Executor {
         gh: Some(&target.gh),
         release: None,
-        dry_run: settings.dry_run,
+        dry_run,
         pr: None,
     };
     let effect = Effect::PostComment {
@@ -280,7 +299,7 @@ async fn write(
     let performed = executor.perform(&effect).await;
     match (performed.report.result, performed.comment, performed.error) {
         (EffectResult::Done(_), Some(comment), _) => Ok(Written::Posted(comment.html_url)),
-        (EffectResult::Skipped(_), ..) if settings.dry_run => Ok(Written::DryRun),
+        (EffectResult::Skipped(_), ..) if dry_run => Ok(Written::DryRun),
         (EffectResult::Refused(_), ..) => Ok(Written::ReadOnly),
         (_, _, Some(e)) => Err(e.into()),
         (result, ..) => Err(Error::Api(

@@ -2,7 +2,8 @@
 //! page that holds a trusted valid block. The first page also brings the token's login,
 //! the issue author and body, and the policy text, so the common case is one request.
 
-use crate::settings::Settings;
+use crate::env::RunEnv;
+use crate::request::IssueRequest;
 use council_github::issue_state::{IssuePage, PAGE, StateComment};
 use council_github::{ApiError, GitHub};
 use council_protocol::agent_state::{
@@ -34,16 +35,17 @@ pub struct Latest {
 /// An issue's newest page of comments (one request, with the policy), the policy, and
 /// who may write state on the issue.
 pub(crate) async fn first_page(
-    settings: &Settings,
+    env: &RunEnv,
+    req: &IssueRequest,
     gh: &GitHub,
     issue: u64,
 ) -> Result<(IssuePage, Policy, TrustConfig)> {
     let mut page = gh
-        .issue_page(issue, settings.policy_path.as_str(), None)
+        .issue_page(issue, req.policy.path.as_str(), None)
         .await
         .map_err(|e| read_error(e, issue, gh))?;
-    let policy = trust_policy(settings, page.policy.take())?;
-    let mut trusted_logins = settings.trusted_authors.clone();
+    let policy = trust_policy(env, req, page.policy.take())?;
+    let mut trusted_logins = req.trusted_authors.clone();
     trusted_logins.extend(policy.agent_state.trusted_authors.iter().cloned());
     let trust = TrustConfig {
         issue_author: std::mem::take(&mut page.issue_author),
@@ -53,9 +55,14 @@ pub(crate) async fn first_page(
     Ok((page, policy, trust))
 }
 
-pub async fn read_latest(settings: &Settings, gh: &GitHub, issue: u64) -> Result<Latest> {
-    let path = settings.policy_path.as_str();
-    let (mut page, policy, trust) = first_page(settings, gh, issue).await?;
+pub async fn read_latest(
+    env: &RunEnv,
+    req: &IssueRequest,
+    gh: &GitHub,
+    issue: u64,
+) -> Result<Latest> {
+    let path = req.policy.path.as_str();
+    let (mut page, policy, trust) = first_page(env, req, gh, issue).await?;
     let issue_body = std::mem::take(&mut page.issue_body);
     let mut scan = StateScan::new(&trust);
     let (mut pages, mut comments_read, mut capped) = (0, 0, false);
@@ -117,11 +124,11 @@ fn borrowed(c: &StateComment) -> IssueComment<'_> {
 /// In Actions it is the default branch's file from the same request as the comments (an
 /// issue comment cannot change it); the CLI reads the local file as every command does
 /// (SPEC, Policy file), so a user's checkout decides, not what the API happens to hold.
-fn trust_policy(settings: &Settings, api_text: Option<String>) -> Result<Policy> {
-    if !settings.in_actions {
-        return crate::app::policy_source::local(settings);
+fn trust_policy(env: &RunEnv, req: &IssueRequest, api_text: Option<String>) -> Result<Policy> {
+    if !env.in_actions {
+        return crate::app::policy_source::local(env, &req.policy);
     }
-    let path = &settings.policy_path;
+    let path = &req.policy.path;
     let mut policy = match api_text {
         Some(text) => Policy::parse(&text, &format!("{path}@HEAD"))?,
         None => Policy::default_policy(),

@@ -3,14 +3,13 @@
 #[cfg(test)]
 use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::{client, decode};
 use crate::app::policy_source::read_local;
-use crate::app::run_json::fix_json;
-use crate::settings::Settings;
+use crate::mcp::ToolContext;
 use council_protocol::error::{Error, Result};
 use council_protocol::gates::guard::{evaluate_branch, passed};
+use council_protocol::gates::json::v1::GateVerdict;
 use council_protocol::policy::Policy;
 
 /// `check_branch`'s arguments.
@@ -27,8 +26,7 @@ pub struct CheckBranchArgs {
     policy: Option<String>,
 }
 
-pub async fn check_branch(settings: &Settings, args: &Map<String, Value>) -> Result<Value> {
-    let args: CheckBranchArgs = decode(args)?;
+pub async fn check_branch(ctx: &ToolContext, args: CheckBranchArgs) -> Result<Value> {
     for (field, value) in [("branch", &args.branch), ("target", &args.target)] {
         if value.trim().is_empty() {
             return Err(Error::Input(format!(
@@ -36,44 +34,30 @@ pub async fn check_branch(settings: &Settings, args: &Map<String, Value>) -> Res
             )));
         }
     }
-    let policy = policy(settings, args.policy.as_deref(), &args.target).await?;
+    let policy = policy(ctx, args.policy.as_deref(), &args.target).await?;
     let gates = evaluate_branch(&policy, &args.branch, &args.target);
     let all_passed = passed(&gates);
-    let shown: Vec<Value> = gates
-        .iter()
-        .map(|g| {
-            json!({
-                "gate": g.gate,
-                "verdict": g.verdict.as_str(),
-                "message": g.message.plain(),
-                "remedy": g.fix.as_ref().map(fix_json),
-            })
-        })
-        .collect();
     Ok(json!({
         "branch": args.branch,
         "target": args.target,
         "passed": all_passed,
         "policy": policy.source,
-        "gates": shown,
+        "gates": GateVerdict::all(&gates),
     }))
 }
 
 /// The `policy` argument's file, else the server's `--policy` file, else the target
 /// branch's policy through the API (the default policy when it has none), as the
 /// action reads it.
-async fn policy(settings: &Settings, given: Option<&str>, target: &str) -> Result<Policy> {
+async fn policy(ctx: &ToolContext, given: Option<&str>, target: &str) -> Result<Policy> {
     if let Some(path) = given {
-        return read_local(&settings.workspace, path, true);
+        return read_local(&ctx.env.workspace, path, true);
     }
-    if settings.policy_explicit {
-        return read_local(&settings.workspace, &settings.policy_path, true);
+    if ctx.req.policy.explicit {
+        return read_local(&ctx.env.workspace, &ctx.req.policy.path, true);
     }
-    let gh = client(
-        settings,
-        "check_branch reads the policy at the target branch",
-    )?;
-    let path = &settings.policy_path;
+    let gh = ctx.client("check_branch reads the policy at the target branch")?;
+    let path = &ctx.req.policy.path;
     match gh.get_file(path, Some(target)).await? {
         Some(text) => Policy::parse(&text, &format!("{path}@{target}")),
         None => {

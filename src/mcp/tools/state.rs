@@ -5,11 +5,11 @@
 #[cfg(test)]
 use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
-use super::decode;
 use crate::app::state::{Target, latest_json, put_json};
-use crate::settings::{Settings, StateInputs};
+use crate::mcp::ToolContext;
+use crate::request::{StateFields, StatePutRequest};
 use council_protocol::error::{Error, Result};
 
 /// `get_agent_state`'s arguments.
@@ -21,10 +21,10 @@ pub struct GetStateArgs {
     issue: u64,
 }
 
-pub async fn get(settings: &Settings, args: &Map<String, Value>) -> Result<Value> {
-    let args: GetStateArgs = decode(args)?;
-    let target = Target::resolve_issue(settings, args.issue, "get_agent_state")?;
-    let (mut out, warnings) = latest_json(settings, &target).await?;
+pub async fn get(ctx: &ToolContext, args: GetStateArgs) -> Result<Value> {
+    let req = ctx.issue(Some(args.issue));
+    let target = Target::resolve_issue(&ctx.env, &req, args.issue, "get_agent_state")?;
+    let (mut out, warnings) = latest_json(&ctx.env, &req, &target).await?;
     out["warnings"] = json!(warnings);
     Ok(out)
 }
@@ -77,16 +77,13 @@ struct PlanItem {
     text: String,
 }
 
-pub async fn put(settings: &Settings, args: &Map<String, Value>) -> Result<Value> {
-    let args: PutStateArgs = decode(args)?;
+pub async fn put(ctx: &ToolContext, args: PutStateArgs) -> Result<Value> {
     let json_text = |field: &str, v: &Value| {
         serde_json::to_string(v).map_err(|e| Error::Input(format!("argument `{field}`: {e}")))
     };
-    let mut settings = settings.clone();
-    settings.issue = Some(args.issue);
-    // Secrets are always refused here: there is no --allow-secrets for agents.
-    settings.allow_secrets = false;
-    settings.state = StateInputs {
+    // The block's JSON fields are written as the JSON they are; `state put` validates
+    // them as it validates any input.
+    let fields = StateFields {
         intent: args.intent,
         step: args.step,
         progress: args.progress.map(|p| match p {
@@ -99,7 +96,6 @@ pub async fn put(settings: &Settings, args: &Map<String, Value>) -> Result<Value
             .map(|m| json_text("memory", m))
             .transpose()?,
         next_action: args.next_action,
-        summary: args.summary,
         agent: args.agent,
         plan: args
             .plan
@@ -122,8 +118,15 @@ pub async fn put(settings: &Settings, args: &Map<String, Value>) -> Result<Value
             .map(|m| json_text("metrics", m))
             .transpose()?,
     };
-    let target = Target::resolve_issue(&settings, args.issue, "put_agent_state")?;
-    let (mut out, warnings) = put_json(&settings, &target).await?;
+    let req = StatePutRequest {
+        target: ctx.issue(Some(args.issue)),
+        fields,
+        summary: args.summary,
+        // Secrets are always refused here: there is no --allow-secrets for agents.
+        allow_secrets: false,
+    };
+    let target = Target::resolve_issue(&ctx.env, &req.target, args.issue, "put_agent_state")?;
+    let (mut out, warnings) = put_json(&ctx.env, &req, &target).await?;
     out["warnings"] = json!(warnings);
     Ok(out)
 }

@@ -75,3 +75,38 @@ pub fn comment(stored: &Stored) -> String {
 pub fn audit_file(stored: &Stored) -> Value {
     serde_json::to_value(stored.file_context()).expect("an audit file")
 }
+
+/// The Context Object of pull request `number` from `HEAD_REF` into `base` after one run
+/// (`run_id`) of the real guard under the default policy: its entries' messages name the
+/// branches it judged, as a council run's do.
+pub fn guarded(number: u64, base: &str, sha: &str, run_id: &str, key: Option<&str>) -> Stored {
+    use council_protocol::gates::guard::{GuardInput, evaluate};
+    use council_protocol::policy::Policy;
+    let pr = pull_request(number, base, sha);
+    let at = "2026-01-01T00:00:00Z";
+    let mut ours = ContextObject::new(REPO, &pr, "webhook:pull_request.synchronize", at);
+    let run = RunInfo {
+        run_id: run_id.into(),
+        run_attempt: 1,
+        job: "council".into(),
+    };
+    let policy = Policy::default_policy();
+    for gate in evaluate(GuardInput {
+        pr_number: number,
+        head: HEAD_REF,
+        base,
+        previous_base: None,
+        policy: &policy.branches,
+        policy_source: &policy.source,
+    }) {
+        let record = Record {
+            stage: "guard",
+            agent: "agent_guard",
+            action: gate.action.to_string(),
+            result: gate.verdict.as_str().to_string(),
+            message: gate.timeline_message(),
+        };
+        ours.timeline.push(new_entry(&run, &record, sha, at));
+    }
+    merge(None, &ours, key.map(str::as_bytes)).expect("a ledger")
+}

@@ -10,6 +10,7 @@
 //! - `fields`: the known fields and how each one's text becomes a value;
 //! - `lenient`: escaping what a careless writer left unescaped, before the strict parse;
 //! - `parse`, `render`: one block to one state and back;
+//! - `withhold`: secrets in any field or element, refused on write, withheld on read;
 //! - `find`, `trust`: the blocks of a comment, the trusted latest state of an issue;
 //! - `v21`: the typed view of the protocol's v2.1 elements (`<plan>`, `<input_request>`,
 //!   `<metrics>`), kept verbatim in the block like any other element;
@@ -29,6 +30,7 @@ pub mod render;
 pub(crate) mod testing;
 pub mod trust;
 pub mod v21;
+pub mod withhold;
 mod xml;
 
 pub use comment::{
@@ -45,3 +47,4 @@ pub use trust::{
     IssueComment, Selection, StateScan, StateSource, StateWarning, TrustConfig, WarningKind,
     select_latest,
 };
+pub use withhold::Withheld;

@@ -6,7 +6,6 @@ use serde_json::Value;
 
 use crate::agent_state::error::BlockError;
 use crate::chars::{is_ignorable_space, normalize_newlines, show_hidden};
-use crate::secrets::{SecretMatch, find_secrets};
 
 /// A percentage from 0 to 100.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -153,28 +152,6 @@ impl AgentState {
             ..AgentState::default()
         }
     }
-
-    /// Token patterns in any field or element (named by its element name, e.g.
-    /// `plan`), with where they were found.
-    pub fn find_secrets(&self) -> Vec<(String, SecretMatch)> {
-        let texts = [
-            ("agent", self.agent.as_deref()),
-            ("intent", self.intent.as_deref()),
-            ("step", self.step.as_deref()),
-            ("memory", self.memory.as_ref().map(Memory::as_str)),
-            ("next_action", self.next_action.as_deref()),
-        ];
-        let unknown = self.unknown.iter().map(|u| (u.name(), Some(u.xml())));
-        texts
-            .into_iter()
-            .chain(unknown)
-            .flat_map(|(field, text)| {
-                find_secrets(text.unwrap_or(""))
-                    .into_iter()
-                    .map(move |m| (field.to_owned(), m))
-            })
-            .collect()
-    }
 }
 
 /// A `step` written by `state put` is a lower-case token such as `waiting_for_review`.
@@ -229,23 +206,5 @@ mod tests {
         assert!(!is_step_token("2nd"));
         assert!(!is_step_token(""));
         assert!(!is_step_token("a b"));
-    }
-
-    #[test]
-    fn secrets_are_found_in_any_field() {
-        let state = AgentState {
-            memory: Memory::from_json_text("{\"password\": \"hunter2\"}").ok(),
-            ..AgentState::default()
-        };
-        let found: Vec<_> = state.find_secrets().into_iter().map(|(f, _)| f).collect();
-        assert_eq!(found, ["memory"]);
-        let state = AgentState {
-            unknown: UnknownElement::from_xml("<input_request><question>use ghp_Tq7Lx2Vb9Nc4Wz8Hd1Rk6Mp3Js5Gf0Ya7Eu2</question></input_request>")
-                .into_iter()
-                .collect(),
-            ..AgentState::default()
-        };
-        let found: Vec<_> = state.find_secrets().into_iter().map(|(f, _)| f).collect();
-        assert_eq!(found, ["input_request"]);
     }
 }

@@ -15,12 +15,17 @@
 //!   untrusted bodies are located but never parsed. One warning per comment for its
 //!   skipped blocks, naming the newest error, and one more when the chosen block was
 //!   read leniently (unescaped `&` or `<`), naming what its writer should escape.
+//! - An element of the chosen block that holds a secret is withheld (taken out of the
+//!   state; see `withhold`), with a warning naming the comment, the element and the
+//!   kind of secret, never the value. The rest of the block counts.
 
 use serde::Serialize;
 
+use crate::agent_state::error::ROOT;
 use crate::agent_state::find::{count_blocks, scan_comment};
 use crate::agent_state::lenient::Mend;
 use crate::agent_state::model::AgentState;
+use crate::agent_state::withhold::Withheld;
 
 const TRUSTED_ASSOCIATIONS: [&str; 3] = ["OWNER", "MEMBER", "COLLABORATOR"];
 
@@ -99,6 +104,8 @@ pub enum WarningKind {
     Skipped,
     /// The chosen block was read, but held `&` or `<` it should have escaped.
     Lenient,
+    /// Elements of the chosen block that hold a secret were left out of the state.
+    Withheld,
 }
 
 /// A lenient read lists at most this many kinds of mend; a block full of them would
@@ -115,6 +122,8 @@ pub struct Selection {
     pub warnings: Vec<StateWarning>,
     /// Blocks in untrusted comments newer than the chosen one.
     pub ignored_untrusted: usize,
+    /// Elements of the chosen block left out of `state` because they hold a secret.
+    pub withheld: Vec<Withheld>,
 }
 
 /// Selection over pages fed newest page first, so that a caller can stop fetching
@@ -125,6 +134,7 @@ pub struct StateScan<'t> {
     found: Option<(AgentState, StateSource)>,
     warnings: Vec<StateWarning>,
     ignored_untrusted: usize,
+    withheld: Vec<Withheld>,
 }
 
 impl<'t> StateScan<'t> {
@@ -134,6 +144,7 @@ impl<'t> StateScan<'t> {
             found: None,
             warnings: Vec::new(),
             ignored_untrusted: 0,
+            withheld: Vec::new(),
         }
     }
 
@@ -179,7 +190,17 @@ impl<'t> StateScan<'t> {
                     message: lenient_message(comment.html_url, &scan.mends),
                 });
             }
-            if let Some(state) = scan.state {
+            if let Some(mut state) = scan.state {
+                let withheld = state.withhold_secrets();
+                if !withheld.is_empty() {
+                    self.warnings.push(StateWarning {
+                        comment_id: comment.id,
+                        html_url: comment.html_url.to_owned(),
+                        kind: WarningKind::Withheld,
+                        message: withheld_message(comment.html_url, &withheld),
+                    });
+                }
+                self.withheld = withheld;
                 let source = StateSource {
                     comment_id: comment.id,
                     author: comment.author.to_owned(),
@@ -203,8 +224,31 @@ impl<'t> StateScan<'t> {
             source,
             warnings: self.warnings,
             ignored_untrusted: self.ignored_untrusted,
+            withheld: self.withheld,
         }
     }
+}
+
+/// Names the comment, the elements and the kinds of secret; never a value.
+fn withheld_message(html_url: &str, withheld: &[Withheld]) -> String {
+    let elements: Vec<String> = withheld
+        .iter()
+        .map(|w| match w.element.as_str() {
+            ROOT => format!("the attributes of <{ROOT}> ({})", w.kind),
+            name => format!("<{name}> ({})", w.kind),
+        })
+        .collect();
+    let (it_holds, it_is, it) = match withheld.len() {
+        1 => ("it holds what looks like a secret", "it is", "it"),
+        _ => ("they hold what look like secrets", "they are", "them"),
+    };
+    format!(
+        "Withheld {} from the <agent-state> block in {html_url}: {it_holds}, so {it_is} \
+         left out of the state (outputs, summary, JSON and the next block written); the \
+         rest of the block was read. Edit that comment to take {it} out, and revoke what \
+         was pasted: anyone who can read the issue has seen it",
+        elements.join(", "),
+    )
 }
 
 fn lenient_message(html_url: &str, mends: &[Mend]) -> String {
@@ -404,5 +448,46 @@ mod tests {
             "Skipped 2 malformed <agent-state> blocks in https://github.com/o/r/issues/1#issuecomment-1; \
              the newest: the block is not closed: no `</agent-state>` follows `<agent-state>`"
         );
+    }
+
+    /// A human pasted a token into a question: the question is withheld, the block
+    /// (newer than a clean one) still counts, and the warning never holds the value.
+    #[test]
+    fn a_secret_in_the_chosen_block_withholds_its_element_with_a_warning() {
+        let token = "ghp_Tq7Lx2Vb9Nc4Wz8Hd1Rk6Mp3Js5Gf0Ya7Eu2";
+        let older = "<agent-state><step>planning</step></agent-state>";
+        let newer = format!(
+            "<agent-state version=\"{token}\"><step>waiting</step><memory>{{\"k\": \"{token}\"}}</memory>\
+             <input_request><question>Is {token} right?</question></input_request></agent-state>"
+        );
+        let mut newest = comment(9, "alice", "NONE", &newer);
+        newest.created_at = "2025-01-02T00:00:00Z";
+        let selection = select_latest(&[comment(2, "alice", "NONE", older), newest], &trust());
+        assert_eq!(selection.source.map(|s| s.comment_id), Some(9));
+        assert_eq!(selection.state.step.as_deref(), Some("waiting"));
+        assert_eq!(selection.state.memory, None);
+        assert!(selection.state.unknown.is_empty());
+        assert_eq!(selection.state.root_attributes.as_str(), "");
+        let elements: Vec<&str> = selection
+            .withheld
+            .iter()
+            .map(|w| w.element.as_str())
+            .collect();
+        assert_eq!(elements, ["memory", "input_request", "agent-state"]);
+        let warnings: Vec<_> = selection
+            .warnings
+            .iter()
+            .map(|w| (w.kind, w.message.as_str()))
+            .collect();
+        insta::assert_debug_snapshot!(warnings, @r#"
+        [
+            (
+                Withheld,
+                "Withheld <memory> (GitHub token), <input_request> (GitHub token), the attributes of <agent-state> (GitHub token) from the <agent-state> block in https://github.com/o/r/issues/1#issuecomment-1: they hold what look like secrets, so they are left out of the state (outputs, summary, JSON and the next block written); the rest of the block was read. Edit that comment to take them out, and revoke what was pasted: anyone who can read the issue has seen it",
+            ),
+        ]
+        "#);
+        let json = serde_json::to_string(&selection.warnings).unwrap_or_default();
+        assert!(!json.contains(&token[4..]), "{json}");
     }
 }

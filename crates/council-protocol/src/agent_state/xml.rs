@@ -99,6 +99,68 @@ pub(crate) fn resolve_reference(name: &str) -> Result<char, BlockError> {
         })
 }
 
+/// An attribute value with its references expanded (the same five entities and
+/// numeric references as text).
+pub(crate) fn unescape_attribute(raw: &str) -> Result<String, String> {
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(start) = rest.find('&') {
+        out.push_str(rest.get(..start).unwrap_or(""));
+        let after = rest.get(start + 1..).unwrap_or("");
+        let end = after
+            .find(';')
+            .ok_or("an `&` in an attribute is not followed by `;`")?;
+        out.push(resolve_reference(after.get(..end).unwrap_or("")).map_err(|e| e.to_string())?);
+        rest = after.get(end + 1..).unwrap_or("");
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// What a reader of `xml` (markup the parser accepted) is shown of it: each element's
+/// name and attribute values, and its text with references expanded and CDATA opened.
+/// The pieces of one run of text are joined as they read (`ghp_&#x41;…` reads as one
+/// token), runs and names go on lines of their own. Used to look for secrets a
+/// reference or CDATA would hide from a look at the source; on malformed input, what
+/// was read up to the error.
+pub(crate) fn decoded_text(xml: &str) -> String {
+    fn line(out: &mut String, text: &str) {
+        if !text.is_empty() {
+            out.push_str(text);
+            out.push('\n');
+        }
+    }
+    let mut reader = reader(xml);
+    let mut out = String::new();
+    let mut run = String::new();
+    while let Ok(event) = reader.read_event() {
+        match event {
+            Event::Text(text) => run.push_str(&text.into_inner()),
+            Event::CData(data) => run.push_str(&data.into_inner()),
+            Event::GeneralRef(reference) => {
+                if let Ok(c) = resolve_reference(&reference) {
+                    run.push(c);
+                }
+            }
+            Event::Comment(_) => {}
+            Event::Eof => break,
+            other => {
+                line(&mut out, &std::mem::take(&mut run));
+                if let Event::Start(start) | Event::Empty(start) = &other {
+                    line(&mut out, start.name().0);
+                    for attribute in start.attributes().flatten() {
+                        line(&mut out, attribute.key.0);
+                        let raw = attribute.value.to_string();
+                        line(&mut out, &unescape_attribute(&raw).unwrap_or(raw));
+                    }
+                }
+            }
+        }
+    }
+    line(&mut out, &run);
+    out
+}
+
 pub(crate) fn element_name<'a>(start: &'a BytesStart<'_>) -> Result<&'a str, BlockError> {
     let name = start.name().0;
     if name.chars().any(is_hidden_char) {

@@ -159,11 +159,6 @@ impl ContextObject {
         }
     }
 
-    pub fn set_gate(&mut self, gate: &str, verdict: &str) {
-        self.gates
-            .insert(gate.to_string(), Value::String(verdict.to_string()));
-    }
-
     /// One line of compact JSON (the `context` output).
     pub fn to_compact_json(&self) -> String {
         serde_json::to_string(self).unwrap_or_else(|_| "{}".to_string())

@@ -200,7 +200,9 @@ pub fn release_done<F: Fact>(timeline: &[F], action: &str) -> bool {
 /// A merge or a revert, once done, is the release's status for good; otherwise the
 /// newest decision: every check passed and no merge was attempted (no release token, or
 /// a dry run: the merge was SKIPPED) is ELIGIBLE, anything else is waiting (a merge that
-/// GitHub refused because the head moved is PENDING, one that failed FAILED).
+/// GitHub refused because the head moved is PENDING, one that failed FAILED). Under the
+/// merge queue a decision that queued the pull request (`action:enqueue`) waits for the
+/// queue: PENDING until a landing records `action:merge`.
 fn release_status<F: Fact>(timeline: &[F]) -> ReleaseStatus {
     if release_done(timeline, "action:revert") {
         return ReleaseStatus::RolledBack;
@@ -209,10 +211,9 @@ fn release_status<F: Fact>(timeline: &[F]) -> ReleaseStatus {
         return ReleaseStatus::Merged;
     }
     let decision = decision(timeline, Stage::Release);
-    let merge_tried = decision
-        .entries()
-        .iter()
-        .any(|e| e.action() == "action:merge" && e.result() != "SKIPPED");
+    let merge_tried = decision.entries().iter().any(|e| {
+        (e.action() == "action:merge" && e.result() != "SKIPPED") || e.action() == "action:enqueue"
+    });
     match decision.verdict() {
         Some(true) if !merge_tried => ReleaseStatus::Eligible,
         _ => ReleaseStatus::Pending,
@@ -349,5 +350,30 @@ mod tests {
             E(L, "action:revert", "DONE", "m", "2"),
         ];
         assert_eq!(release_status(&reverted), ReleaseStatus::RolledBack);
+        // The merge queue: queued is waiting, a landing is a merge, a failed test waits.
+        let queued = [
+            E(L, "check:pipeline", "PASS", "s", "1"),
+            E(L, "check:merge-ready", "PASS", "s", "1"),
+            E(L, "action:enqueue", "DONE", "s", "1"),
+        ];
+        assert_eq!(release_status(&queued), ReleaseStatus::Pending);
+        let landed = [
+            E(L, "check:pipeline", "PASS", "s", "1"),
+            E(L, "action:enqueue", "DONE", "s", "1"),
+            E(L, "action:queue-test", "DONE", "s", "2"),
+            E(L, "check:queue", "PASS", "s", "3"),
+            E(L, "action:merge", "DONE", "s", "3"),
+        ];
+        assert_eq!(release_status(&landed), ReleaseStatus::Merged);
+        let dequeued = [
+            E(L, "check:pipeline", "PASS", "s", "1"),
+            E(L, "action:enqueue", "DONE", "s", "1"),
+            E(L, "check:queue", "FAIL", "s", "3"),
+        ];
+        assert_eq!(release_status(&dequeued), ReleaseStatus::Pending);
+        assert_eq!(
+            gates(&dequeued).get("queue"),
+            Some(&Value::String("FAIL".into()))
+        );
     }
 }

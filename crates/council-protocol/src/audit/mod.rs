@@ -47,6 +47,7 @@ pub mod derive;
 pub mod head;
 mod number;
 pub mod stored;
+pub mod subject;
 pub mod supersede;
 pub mod timeline;
 pub mod verify;

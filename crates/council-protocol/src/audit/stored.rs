@@ -11,6 +11,7 @@ use super::context::{ContextObject, Entry};
 use super::derive::decision;
 use super::derive::derive;
 use super::head::{Head, HeadError};
+use super::timeline::{MAX_ENTRIES, MAX_ENTRIES_SHOWN};
 use super::verify::{Tamper, VerifyReport, verify_tail};
 use crate::gates::gate_key;
 use crate::render::text::{escape_text, literal};
@@ -66,6 +67,11 @@ pub enum StoredError {
     Chain(Tamper),
     #[error("{0}")]
     Head(HeadError),
+    #[error(
+        "it says it leaves out {0} older entries (timeline_omitted), more than any timeline holds \
+         ({MAX_ENTRIES_SHOWN}): the count was written by hand"
+    )]
+    TooManyOmitted(usize),
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -161,6 +167,10 @@ impl Stored {
     /// Checks the raw tail's chain (and signatures with a key) from the anchor, and that
     /// the recorded head (required with a key) says it ends where it ends.
     pub fn verify(&self, key: Option<&[u8]>) -> Result<VerifyReport, StoredError> {
+        // Positions are `count + index`: a count near the integers' end overflows them.
+        if self.omitted.count as u64 > MAX_ENTRIES {
+            return Err(StoredError::TooManyOmitted(self.omitted.count));
+        }
         let entries: Vec<Value> = self
             .context
             .timeline

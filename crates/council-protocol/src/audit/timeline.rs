@@ -40,6 +40,14 @@ pub struct Record {
     pub message: String,
 }
 
+/// Most entries one pull request's timeline may hold, omitted ones included: no real
+/// ledger comes near (a run adds a dozen), and every position stays far inside the
+/// integers that store and count them. A count beyond it (`timeline_omitted.count`,
+/// `chain_head.entries`) was written by hand: refused as tampering.
+pub const MAX_ENTRIES: u64 = 1_000_000_000;
+/// [`MAX_ENTRIES`] as messages say it.
+pub const MAX_ENTRIES_SHOWN: &str = "1,000,000,000";
+
 /// Longest entry message, in characters: an entry is sealed once and never shortened
 /// afterwards (that would break its hash), so it must fit a comment from the start.
 pub const MAX_MESSAGE_CHARS: usize = 4_000;
@@ -104,6 +112,17 @@ mod tests {
             result: "PASS".to_string(),
             message: "ok".to_string(),
         }
+    }
+
+    #[test]
+    fn the_most_entries_are_said_as_they_are() {
+        assert_eq!(MAX_ENTRIES_SHOWN.replace(',', ""), MAX_ENTRIES.to_string());
+        // Positions (`count + index`) stay far inside the store's 64-bit integers.
+        assert!(
+            MAX_ENTRIES
+                .checked_mul(1 << 20)
+                .is_some_and(|n| n < i64::MAX as u64)
+        );
     }
 
     #[test]

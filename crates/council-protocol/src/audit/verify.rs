@@ -29,6 +29,12 @@ use super::chain::{
 mod proof;
 mod stream;
 
+use super::timeline::MAX_ENTRIES;
+
+/// Why a `timeline_omitted.count` beyond [`MAX_ENTRIES`] is refused.
+pub(crate) const COUNT_TOO_LARGE: &str = "\"count\" is more than 1,000,000,000, more entries than any \
+     timeline holds: it was written by hand (positions that large overflow)";
+
 pub use proof::{Proof, ProofError, Segment, prove};
 pub use stream::{StreamError, verify_reader};
 
@@ -241,6 +247,9 @@ pub fn verify_document(doc: &Value, key: Option<&[u8]>) -> Result<(VerifyReport,
     let head = omitted.get("head_hash").and_then(Value::as_str);
     let count = omitted.get("count").and_then(Value::as_u64);
     match (head, count) {
+        (Some(_), Some(count)) if count > MAX_ENTRIES => Err(whole(TamperKind::BadOmitted {
+            why: COUNT_TOO_LARGE,
+        })),
         (Some(head), Some(count)) => verify_tail(entries, head, key).map(|r| (r, count as usize)),
         _ => Err(whole(TamperKind::BadAnchor)),
     }

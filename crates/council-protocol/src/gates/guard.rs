@@ -52,6 +52,19 @@ impl<'a> GuardFacts<'a> {
         }
     }
 
+    /// `naming_convention`'s verdict without its message (`policy simulate` builds the
+    /// message only for a verdict that changes; a test holds the two to each other).
+    pub fn names_pass(&self) -> bool {
+        self.exemption.is_some() || (self.hidden.is_empty() && !self.rules.is_empty())
+    }
+
+    /// `target_policy`'s verdict without its message.
+    pub fn target_passes(&self) -> bool {
+        self.exemption.is_some()
+            || (self.hidden.is_empty()
+                && self.rules.iter().any(|r| r.allows_target(self.input.base)))
+    }
+
     /// Why both gates pass without looking further.
     pub fn exempt_message(&self) -> Option<Message> {
         self.exemption.map(|exempt| {

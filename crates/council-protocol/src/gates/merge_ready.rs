@@ -3,7 +3,9 @@
 //! blocked, a draft or unknown), neither native auto-merge nor a merge queue owns it,
 //! and the required label and approvals (by people other than the author) are there.
 //! It never fails: each of these is something to wait for. Whether the guard and the
-//! review gates pass on this head is decided beside it, from the same reading.
+//! review gates pass on this head is decided beside it, from the same reading. Under
+//! council's merge queue (`queue.enabled`) a branch `behind` its base is ready: the
+//! queue commit, the base with the pull request merged in, is what gets tested.
 
 use super::release::{Mergeable, ReleaseFacts, plural, short};
 use super::{Check, Gate, GateOutcome, Verdict};
@@ -51,7 +53,7 @@ fn check(facts: &ReleaseFacts) -> Option<GateOutcome> {
     if open.draft && open.mergeable != Mergeable::Draft {
         waits.push(Message::new().text("it is a draft"));
     }
-    if let Some(why) = mergeable_wait(open.mergeable, open.reads) {
+    if let Some(why) = mergeable_wait(open.mergeable, open.reads, facts.queue) {
         waits.push(Message::new().text(why));
     }
     if let Some(label) = facts.require_label
@@ -105,10 +107,18 @@ fn check(facts: &ReleaseFacts) -> Option<GateOutcome> {
         )));
     }
     if waits.is_empty() {
+        let ready = if facts.queue {
+            "Ready to queue head "
+        } else {
+            "Ready to merge head "
+        };
         let mut message = Message::new()
-            .text("Ready to merge head ")
+            .text(ready)
             .value(head)
             .text(format!(": mergeable ({})", open.mergeable.as_str()));
+        if facts.queue && open.mergeable == Mergeable::Behind {
+            message = message.text(", tested on the current base by the queue");
+        }
         if let Some(label) = facts.require_label {
             message = message.text(", label ").value(label);
         }
@@ -127,9 +137,10 @@ fn check(facts: &ReleaseFacts) -> Option<GateOutcome> {
     Some(GATE.outcome(Verdict::Pending, message.text("."), None))
 }
 
-fn mergeable_wait(mergeable: Mergeable, reads: u32) -> Option<String> {
+fn mergeable_wait(mergeable: Mergeable, reads: u32, queue: bool) -> Option<String> {
     Some(match mergeable {
         m if m.allows_merge() => return None,
+        Mergeable::Behind if queue => return None,
         Mergeable::Dirty => "it conflicts with its base branch (resolve the conflicts)".into(),
         Mergeable::Behind => {
             "its branch is behind the base and the base requires it up to date (update the \

@@ -6,11 +6,14 @@
 //! kind; the ledger derives `gates` and stage statuses from the same table.
 
 pub mod guard;
+pub mod json;
 pub mod release;
 
 use crate::render::text::Message;
 use crate::review::ReviewFacts;
 use crate::stage::Stage;
+
+pub use diff_size::thousands;
 
 /// Declares the gate modules and lists their `GATE`s, in the order they are evaluated
 /// and shown: adding a gate is its file plus its name here.
@@ -25,14 +28,21 @@ macro_rules! gate_table {
 gate_table! {
     branch_name,
     target_branch,
+    actor,
     doc_coverage,
     diff_size,
+    agent_diff_size,
+    agent_paths,
     secret_scan,
     assistant_context,
     task_list,
     pipeline_green,
     merge_ready,
+    human_approval,
+    queue,
 }
+
+pub use queue::{QueueCheck, conflict as queue_conflict, verdict as queue_verdict};
 
 /// A gate's identity and its check.
 #[derive(Debug)]
@@ -53,6 +63,8 @@ pub enum Check {
     Guard(fn(&guard::GuardFacts) -> Option<GateOutcome>),
     Review(fn(&ReviewFacts) -> Option<GateOutcome>),
     Release(fn(&release::ReleaseFacts) -> Option<GateOutcome>),
+    /// The merge queue's verdict on a queue commit; recorded by the release agent.
+    Queue(fn(&QueueCheck) -> Option<GateOutcome>),
 }
 
 impl Gate {
@@ -60,7 +72,7 @@ impl Gate {
         match self.check {
             Check::Guard(_) => Stage::Guard,
             Check::Review(_) => Stage::Review,
-            Check::Release(_) => Stage::Release,
+            Check::Release(_) | Check::Queue(_) => Stage::Release,
         }
     }
 
@@ -149,6 +161,21 @@ pub struct Fix {
 }
 
 impl GateOutcome {
+    /// The gate JSON shape every answer prints (SPEC "Outputs, dry run, notices"):
+    /// `{"gate", "action", "result", "message", "fix": null | {"advice", "commands"}}`.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "gate": self.gate,
+            "action": self.action,
+            "result": self.verdict.as_str(),
+            "message": self.message.plain(),
+            "fix": self.fix.as_ref().map(|fix| serde_json::json!({
+                "advice": fix.advice.plain(),
+                "commands": fix.commands,
+            })),
+        })
+    }
+
     /// The timeline message: the verdict's reason and, on failure, the fix in one line.
     pub fn timeline_message(&self) -> String {
         match &self.fix {
@@ -205,8 +232,11 @@ mod tests {
                 .map(|g| g.action)
                 .collect::<Vec<_>>(),
             [
+                "check:actor",
                 "check:doc-coverage",
                 "check:diff-size",
+                "check:agent-diff-size",
+                "check:agent-paths",
                 "check:secret-scan",
                 "check:assistant-context",
                 "check:task-list"
@@ -214,8 +244,9 @@ mod tests {
         );
         assert_eq!(
             of_stage(Stage::Release).map(|g| g.name).collect::<Vec<_>>(),
-            ["pipeline_green", "merge_ready"]
+            ["pipeline_green", "merge_ready", "human_approval", "queue"]
         );
+        assert_eq!(gate_key("check:queue").as_deref(), Some("queue"));
         // SPEC names it: `pipeline_green` ← `check:pipeline`.
         assert_eq!(
             gate_key("check:pipeline").as_deref(),

@@ -1,7 +1,7 @@
 //! `pipeline_green`: every check run and commit status on the commit is complete and
 //! green, every required one has reported, and this run's own job is left out.
 
-use super::release::{CheckFact, CheckState, ReleaseFacts, listing, plural, short};
+use super::release::{CheckFact, CheckState, Pipeline, ReleaseFacts, listing, plural, short};
 use super::{Check, Fix, Gate, GateOutcome};
 use crate::render::text::Message;
 
@@ -12,30 +12,47 @@ pub const GATE: Gate = Gate {
     check: Check::Release(check),
 };
 
+/// A commit's checks sorted by what they say: red (neutral ones too unless
+/// `neutral_is_green`), still running, and required names that have not reported (a
+/// required check that is this job itself was left out on purpose: not missing). The
+/// queue gate sorts the queue commit's checks the same way.
+pub(super) struct Tally<'a> {
+    pub red: Vec<&'a CheckFact>,
+    pub running: Vec<&'a CheckFact>,
+    pub missing: Vec<&'a String>,
+}
+
+pub(super) fn tally<'a>(p: &'a Pipeline, required: &'a [String], neutral_is_green: bool) -> Tally<'a> {
+    Tally {
+        red: p
+            .checks
+            .iter()
+            .filter(|c| match c.state {
+                CheckState::Red(_) => true,
+                CheckState::Neutral(_) => !neutral_is_green,
+                _ => false,
+            })
+            .collect(),
+        running: p
+            .checks
+            .iter()
+            .filter(|c| matches!(c.state, CheckState::Pending(_)))
+            .collect(),
+        missing: required
+            .iter()
+            .filter(|r| !p.checks.iter().chain(&p.own).any(|c| &c.name == *r))
+            .collect(),
+    }
+}
+
 fn check(facts: &ReleaseFacts) -> Option<GateOutcome> {
     let p = &facts.pipeline;
     let neutral_is_green = facts.policy.neutral_is_green;
-    let red: Vec<&CheckFact> = p
-        .checks
-        .iter()
-        .filter(|c| match c.state {
-            CheckState::Red(_) => true,
-            CheckState::Neutral(_) => !neutral_is_green,
-            _ => false,
-        })
-        .collect();
-    let running: Vec<&CheckFact> = p
-        .checks
-        .iter()
-        .filter(|c| matches!(c.state, CheckState::Pending(_)))
-        .collect();
-    // A required check that is this job itself was left out on purpose: not missing.
-    let missing: Vec<&String> = facts
-        .policy
-        .required_checks
-        .iter()
-        .filter(|r| !p.checks.iter().chain(&p.own).any(|c| &c.name == *r))
-        .collect();
+    let Tally {
+        red,
+        running,
+        missing,
+    } = tally(p, &facts.policy.required_checks, neutral_is_green);
     let subject = if p.merge_commit {
         "merge commit "
     } else {
@@ -145,7 +162,7 @@ fn check(facts: &ReleaseFacts) -> Option<GateOutcome> {
     Some(GATE.pass(message.append(own_note(facts))))
 }
 
-fn state_word(state: &CheckState) -> &str {
+pub(super) fn state_word(state: &CheckState) -> &str {
     match state {
         CheckState::Success => "success",
         CheckState::Neutral(s) | CheckState::Pending(s) | CheckState::Red(s) => s,

@@ -6,6 +6,7 @@
 //! these (`stage::release`).
 
 use super::{Check, GATES, GateOutcome};
+use crate::actors::Classified;
 use crate::policy::Release;
 use crate::render::text::Message;
 
@@ -19,6 +20,14 @@ pub struct ReleaseFacts<'a> {
     /// The open pull request; `None` for the post-merge check, which looks at the
     /// pipeline of the merge commit only.
     pub open: Option<OpenFacts>,
+    /// The base's policy turns the merge queue on (`queue.enabled`): release queues the
+    /// pull request instead of merging it, and does not wait for a branch that is
+    /// `behind` its base (the queue commit is what gets tested).
+    pub queue: bool,
+    /// The pull request's class from live facts, with the rules for agents
+    /// (`human_approval`; the review gates release evaluates again read it too). `None`:
+    /// the caller did not classify it, and release decides as it did before `actors`.
+    pub actor: Option<Classified<'a>>,
 }
 
 /// The checks reported on one commit: the pull request's head, or after the merge the
@@ -177,6 +186,10 @@ pub struct OpenFacts {
     pub in_merge_queue: bool,
     /// The pull request's author: their own approval does not count.
     pub author: String,
+    /// The logins GitHub credits as an author or co-author of any of its listed commits
+    /// (`Commit.authors`): their approvals do not count for an agent's pull request.
+    /// Empty when not read.
+    pub commit_authors: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -186,6 +199,9 @@ pub struct ReviewFact {
     pub state: String,
     /// An app's account (`…[bot]`): its approval does not count.
     pub bot: bool,
+    /// The commit the review was made on; `None` when not read (an agent's pull request
+    /// then counts it as not on the head).
+    pub commit: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,5 +1,6 @@
 //! Branch globs: `*` stays inside one `/` segment, `**` crosses segments, `?` is one
-//! character other than `/`; everything else is literal.
+//! character other than `/`; everything else is literal. The `actors` section's globs
+//! ([`Glob::stars_only`]) have `*` and `**` alone: there `?` is literal too.
 //!
 //! A policy may hold some 60,000 globs (the node limit), and compiling each to a regex
 //! costs tens of microseconds and kilobytes: 40,000 globs took seconds.
@@ -33,6 +34,16 @@ enum Token {
 
 impl Glob {
     pub fn new(glob: &str, case_sensitive: bool) -> Glob {
+        Glob::build(glob, case_sensitive, true)
+    }
+
+    /// A glob whose only wildcards are `*` and `**` (the `actors` section's logins,
+    /// branches and trailers): `?`, like `[bot]`, is the text it reads.
+    pub fn stars_only(glob: &str, case_sensitive: bool) -> Glob {
+        Glob::build(glob, case_sensitive, false)
+    }
+
+    fn build(glob: &str, case_sensitive: bool, question_mark: bool) -> Glob {
         let ignore_case = !case_sensitive;
         let mut tokens: Vec<Token> = Vec::with_capacity(glob.len());
         let mut chars = glob.chars().peekable();
@@ -43,7 +54,7 @@ impl Glob {
                     Token::DoubleStar
                 }
                 '*' => Token::Star,
-                '?' => Token::Any,
+                '?' if question_mark => Token::Any,
                 c => Token::Char(fold_if(c, ignore_case)),
             };
             // `**` twice, or `*` twice, matches what one does; a hostile `*****…` stays short.
@@ -85,6 +96,15 @@ impl Glob {
     /// `name` prepared for this glob and every glob with the same letter-case setting.
     pub fn subject(&self, name: &str) -> Subject {
         Subject::new(name, self.ignore_case)
+    }
+
+    /// The characters the glob must meet literally (letter case folded as it matches):
+    /// with them, [`Subject::over`] prepares a name for it.
+    pub fn literal_chars(&self) -> impl Iterator<Item = char> + '_ {
+        self.tokens.iter().filter_map(|t| match t {
+            Token::Char(c) => Some(*c),
+            _ => None,
+        })
     }
 
     /// Matches a name prepared once for many globs; it must be prepared with this glob's
@@ -146,11 +166,31 @@ pub struct Subject {
 
 impl Subject {
     pub fn new(name: &str, ignore_case: bool) -> Subject {
+        Subject::prepare(name, ignore_case, None)
+    }
+
+    /// `name` prepared only for globs whose literal characters are all in `alphabet`
+    /// (sorted, without repeats, folded as the globs fold them). A mask per distinct
+    /// character of the name costs (characters × name length / 64) words: untrusted
+    /// text with thousands of distinct characters (a commit trailer) would make that
+    /// quadratic; over the globs' alphabet it stays (alphabet × length / 64).
+    pub fn over(name: &str, ignore_case: bool, alphabet: &[char]) -> Subject {
+        Subject::prepare(name, ignore_case, Some(alphabet))
+    }
+
+    fn prepare(name: &str, ignore_case: bool, alphabet: Option<&[char]>) -> Subject {
         let text: String = name.chars().map(|c| fold_if(c, ignore_case)).collect();
         let chars: Vec<char> = text.chars().collect();
         let len = chars.len();
         let words = len / 64 + 1;
-        let mut keys = chars.clone();
+        let mut keys: Vec<char> = match alphabet {
+            None => chars.clone(),
+            Some(alphabet) => chars
+                .iter()
+                .copied()
+                .filter(|c| alphabet.binary_search(c).is_ok())
+                .collect(),
+        };
         keys.sort_unstable();
         keys.dedup();
         let mut masks = vec![0u64; (2 + keys.len()) * words];
@@ -163,8 +203,9 @@ impl Subject {
             if *c != '\n' {
                 masks[words + word] |= bit;
             }
-            let key = keys.binary_search(c).expect("every character is a key");
-            masks[(2 + key) * words + word] |= bit;
+            if let Ok(key) = keys.binary_search(c) {
+                masks[(2 + key) * words + word] |= bit;
+            }
         }
         Subject {
             text,
@@ -443,7 +484,86 @@ mod tests {
         .prop_map(|chars| chars.into_iter().collect())
     }
 
+    /// The regex of a stars-only glob: `?` is escaped like any other literal.
+    fn stars_only_regex(glob: &str) -> String {
+        to_regex_source(&glob.replace('?', "\u{1}")).replace("\u{1}", "\\?")
+    }
+
+    #[test]
+    fn stars_only_globs_read_question_marks_and_brackets_as_text() {
+        let g = Glob::stars_only("*-agent[bot]", true);
+        assert!(g.is_match("copilot-swe-agent[bot]"));
+        assert!(
+            !g.is_match("copilot-swe-agentb"),
+            "[bot] is no character class"
+        );
+        assert!(!g.is_match("x-agent[bot]/y"));
+        let q = Glob::stars_only("why?", true);
+        assert!(q.is_match("why?") && !q.is_match("whyx"));
+        assert!(Glob::stars_only("a?", true).is_literal());
+        assert!(Glob::new("a?", true).is_match("ab"));
+    }
+
+    #[test]
+    fn a_subject_over_an_alphabet_matches_as_a_full_one() {
+        let glob = Glob::stars_only("Claude *", true);
+        let alphabet: Vec<char> = {
+            let mut a: Vec<char> = glob.literal_chars().collect();
+            a.sort_unstable();
+            a.dedup();
+            a
+        };
+        for name in [
+            "Claude <noreply@anthropic.com>",
+            "Claude",
+            "Claude x/y",
+            "Claud",
+            "クロード Claude x",
+        ] {
+            assert_eq!(
+                glob.matches(&Subject::over(name, false, &alphabet)),
+                glob.is_match(name),
+                "{name}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_long_name_over_a_small_alphabet_costs_its_length_not_its_square() {
+        // A trailer value of a million distinct characters: a mask per character would be
+        // a million masks of 15,625 words; over the glob's alphabet it is a few.
+        let glob = Glob::stars_only("Claude *", true);
+        let mut alphabet: Vec<char> = glob.literal_chars().collect();
+        alphabet.sort_unstable();
+        alphabet.dedup();
+        let value: String = std::iter::once("Claude ".to_string())
+            .chain(
+                (0..1_000_000u32)
+                    .filter_map(|i| char::from_u32(0x4E00 + i % 20_000))
+                    .map(String::from),
+            )
+            .collect();
+        let subject = Subject::over(&value, false, &alphabet);
+        assert!(subject.masks.len() <= (2 + alphabet.len()) * subject.words);
+        assert!(glob.matches(&subject));
+        assert!(!Glob::stars_only("Claude *C", true).matches(&subject));
+    }
+
     proptest! {
+        #[test]
+        fn stars_only_globs_match_what_their_regex_matches(glob in glob_text(), name in name_text()) {
+            for case_sensitive in [true, false] {
+                let by_regex = compile(&stars_only_regex(&glob), case_sensitive).unwrap().is_match(&name);
+                let compiled = Glob::stars_only(&glob, case_sensitive);
+                prop_assert_eq!(compiled.is_match(&name), by_regex, "{:?} on {:?}", glob, name);
+                let mut alphabet: Vec<char> = compiled.literal_chars().collect();
+                alphabet.sort_unstable();
+                alphabet.dedup();
+                let over = compiled.matches(&Subject::over(&name, !case_sensitive, &alphabet));
+                prop_assert_eq!(over, by_regex, "over the alphabet: {:?} on {:?}", glob, name);
+            }
+        }
+
         #[test]
         fn tokens_match_exactly_what_the_regex_matches(glob in glob_text(), name in name_text()) {
             for case_sensitive in [true, false] {

@@ -14,6 +14,13 @@ pub const MAX_POLICY_BYTES: usize = 1 << 20;
 pub const MAX_RULES: usize = 1_000;
 /// Entries in any other list: globs, checks, logins.
 pub const MAX_LIST: usize = 1_000;
+/// Characters in one glob of the `actors` section. Longer than any login (39 characters
+/// and `[bot]`), trailer or path an agent writes; it bounds what one glob costs against
+/// untrusted text (a commit's trailers), where a glob is matched in (length × text / 64)
+/// word operations.
+pub const MAX_GLOB_CHARS: usize = 256;
+/// Characters in a label name: GitHub refuses longer ones.
+pub const MAX_LABEL_CHARS: usize = 50;
 /// YAML values (scalars, lists, maps) after alias expansion. Scalar bytes alone do not bound
 /// the work: an empty string costs none, and a 1 MiB flood of one-letter values is half a
 /// million nodes, a second to parse. 65,536 parse in tens of milliseconds, so a hostile

@@ -2,9 +2,11 @@
 //! and field), limits for untrusted input, compiled branch rules, and the default policy of
 //! seed 001 (pure).
 
+pub mod actors;
 pub mod glob;
 pub mod limits;
 pub mod propose;
+pub mod queue;
 mod sections;
 
 use std::cell::OnceCell;
@@ -13,6 +15,8 @@ use regex::{RegexSet, SetMatches};
 use serde::Deserialize;
 use serde_saphyr::{Location, Spanned};
 
+pub use actors::{ActorGlob, Actors, AgentRules, Detection, TrailerGlob};
+pub use queue::Queue;
 pub use sections::{AgentStateSection, DiffSize, DocsGate, DocsPair, MergeMethod, Release, Review};
 
 use crate::error::Error;
@@ -30,6 +34,9 @@ pub struct Policy {
     pub review: Review,
     pub release: Release,
     pub agent_state: AgentStateSection,
+    pub queue: Queue,
+    /// Which pull requests are agents', and the rules for them.
+    pub actors: Actors,
 }
 
 #[derive(Debug, Clone)]
@@ -169,6 +176,8 @@ impl Policy {
             review: Review::default(),
             release: Release::default(),
             agent_state: AgentStateSection::default(),
+            queue: Queue::defaults(&Release::default()),
+            actors: Actors::default(),
         }
     }
 
@@ -219,12 +228,23 @@ impl Policy {
             Some(b) => b.compile().map_err(fail)?,
             None => default_branches(),
         };
+        let release = raw.release.unwrap_or_default();
+        let queue = match raw.queue {
+            Some(q) => q.compile(&release).map_err(fail)?,
+            None => Queue::defaults(&release),
+        };
+        let actors = raw
+            .actors
+            .unwrap_or_default()
+            .compile(branches.case_sensitive);
         Ok(Policy {
             source: file.to_string(),
             branches,
             review: raw.review.unwrap_or_default(),
-            release: raw.release.unwrap_or_default(),
+            release,
             agent_state: raw.agent_state.unwrap_or_default(),
+            queue,
+            actors,
         })
     }
 }
@@ -324,6 +344,9 @@ struct RawPolicy {
     release: Option<Release>,
     #[serde(default)]
     agent_state: Option<AgentStateSection>,
+    #[serde(default)]
+    queue: Option<queue::RawQueue>,
+    actors: Option<actors::RawActors>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -31,7 +31,7 @@ fn flow_list(n: usize, item: impl Fn(usize) -> String) -> String {
 fn unknown_keys_are_errors_with_file_line_column_and_field() {
     insta::assert_snapshot!(said("branches:\n  rulez: []\n"), @"policy .github/council.yml@main:2:3: branches.rulez: unknown field `rulez`, expected one of case_sensitive, exempt, rules");
     insta::assert_snapshot!(said("branches:\n  rules:\n    - pattern: \"x/*\"\n      targets: [main]\n      colour: red\n"), @"policy .github/council.yml@main:5:7: branches.rules[0].colour: unknown field `colour`, expected one of name, pattern, regex, targets, message");
-    insta::assert_snapshot!(said("reveiw:\n  task_list: true\n"), @"policy .github/council.yml@main:1:1: reveiw: unknown field `reveiw`, expected one of version, branches, review, release, agent_state");
+    insta::assert_snapshot!(said("reveiw:\n  task_list: true\n"), @"policy .github/council.yml@main:1:1: reveiw: unknown field `reveiw`, expected one of version, branches, review, release, agent_state, queue, actors");
     insta::assert_snapshot!(said("review:\n  docs:\n    code: []\n    docs: []\n    skip: x\n"), @"policy .github/council.yml@main:5:5: review.docs.skip: unknown field `skip`, expected one of code, docs, map, skip_label");
     insta::assert_snapshot!(said("release:\n  required_check: [ci]\n"), @"policy .github/council.yml@main:2:3: release.required_check: unknown field `required_check`, expected one of merge_method, required_approvals, required_checks, require_label, neutral_is_green, rollback");
     insta::assert_snapshot!(said("agent_state:\n  trusted: [x]\n"), @"policy .github/council.yml@main:2:3: agent_state.trusted: unknown field `trusted`, expected one of trusted_authors, max_tool_calls");
@@ -363,6 +363,33 @@ fn the_documented_example_release_section_is_the_default() {
 }
 
 #[test]
+fn the_documented_example_actors_section_is_the_default() {
+    let example = Policy::parse(&example_policy(), "council.example.yml")
+        .unwrap()
+        .actors;
+    let default = Policy::default_policy().actors;
+    let globs = |g: &[actors::ActorGlob]| g.iter().map(|g| g.glob.clone()).collect::<Vec<_>>();
+    let trailers = |a: &Actors| {
+        a.agents
+            .trailers
+            .iter()
+            .map(|g| g.glob.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(globs(&example.agents.logins), globs(&default.agents.logins));
+    assert_eq!(
+        globs(&example.agents.branches),
+        globs(&default.agents.branches)
+    );
+    assert_eq!(trailers(&example), trailers(&default));
+    assert_eq!(example.agents.labels, default.agents.labels);
+    assert_eq!(example.agent.human_approvals, default.agent.human_approvals);
+    assert_eq!(example.agent.forbidden_paths, default.agent.forbidden_paths);
+    assert_eq!(example.agent.diff_size, default.agent.diff_size);
+    assert_eq!(example.agent.label, default.agent.label);
+}
+
+#[test]
 fn the_documented_example_parses_and_matches_the_default_policy() {
     let text = example_policy();
     let example = Policy::parse(&text, "council.example.yml").unwrap();
@@ -387,4 +414,76 @@ fn the_documented_example_parses_and_matches_the_default_policy() {
         };
         assert_eq!(verdict(&example), verdict(&default), "{head} -> {base}");
     }
+}
+
+#[test]
+fn the_queue_section_defaults_as_spec_says() {
+    let p = Policy::parse("", "p.yml").unwrap();
+    assert_eq!(p.queue, Queue::defaults(&Release::default()));
+    assert!(!p.queue.enabled);
+    assert_eq!(p.queue.branch_prefix, "council/queue/");
+    assert_eq!(p.queue.priority_labels, ["queue:urgent"]);
+    assert!(p.queue.required_checks.is_empty());
+    assert_eq!((p.queue.timeout_minutes, p.queue.batch_size), (60, 1));
+    // required_checks: release's unless the queue names its own (even none).
+    let p = Policy::parse(
+        "release:\n  required_checks: [ci, lint]\nqueue:\n  enabled: true\n",
+        "p.yml",
+    )
+    .unwrap();
+    assert!(p.queue.enabled);
+    assert_eq!(p.queue.required_checks, ["ci", "lint"]);
+    assert_eq!(p.queue.required_checks_key, "release.required_checks");
+    let p = Policy::parse(
+        "release:\n  required_checks: [ci]\nqueue:\n  required_checks: []\n",
+        "p.yml",
+    )
+    .unwrap();
+    assert!(p.queue.required_checks.is_empty());
+    assert_eq!(p.queue.required_checks_key, "queue.required_checks");
+    let p = Policy::parse(
+        "queue:\n  enabled: true\n  branch_prefix: \"mq/\"\n  priority_labels: []\n  required_checks: [\"ci / test\"]\n  timeout_minutes: 1440\n  batch_size: 16\n",
+        "p.yml",
+    )
+    .unwrap();
+    assert_eq!(p.queue.branch("main"), "mq/main");
+    assert!(p.queue.priority_labels.is_empty());
+    assert_eq!((p.queue.timeout_minutes, p.queue.batch_size), (1440, 16));
+}
+
+#[test]
+fn queue_errors_name_file_line_column_and_field() {
+    insta::assert_snapshot!(said("queue:\n  enable: true\n"), @"policy .github/council.yml@main:2:3: queue.enable: unknown field `enable`, expected one of enabled, branch_prefix, priority_labels, required_checks, timeout_minutes, batch_size");
+    insta::assert_snapshot!(said("queue:\n  batch_size: 0\n"), @"policy .github/council.yml@main:2:15: queue.batch_size: 0 is out of range: from 1 to 16");
+    insta::assert_snapshot!(said("queue:\n  batch_size: 17\n"), @"policy .github/council.yml@main:2:15: queue.batch_size: 17 is out of range: from 1 to 16");
+    insta::assert_snapshot!(said("queue:\n  batch_size: -1\n"), @"policy .github/council.yml@main:2:15: queue.batch_size: expected a whole number (0 or more), found `-1`");
+    insta::assert_snapshot!(said("queue:\n  timeout_minutes: 0\n"), @"policy .github/council.yml@main:2:20: queue.timeout_minutes: 0 is out of range: from 1 to 1440");
+    insta::assert_snapshot!(said("queue:\n  timeout_minutes: 99999999999999999999\n"), @"policy .github/council.yml@main:2:20: queue.timeout_minutes: expected a whole number (0 or more), found `99999999999999999999`");
+    insta::assert_snapshot!(said("queue:\n  enabled: yes please\n"), @"policy .github/council.yml@main:2:12: queue.enabled: expected true or false, found `yes please`");
+    insta::assert_snapshot!(said("queue:\n  branch_prefix: \"council/../main/\"\n"), @"policy .github/council.yml@main:2:18: queue.branch_prefix: `council/../main/` is not a branch prefix: `..` may not appear in a branch name");
+    insta::assert_snapshot!(said("queue:\n  branch_prefix: \"council/queue\"\n"), @"policy .github/council.yml@main:2:18: queue.branch_prefix: `council/queue` is not a branch prefix: it must end with `/` (the queue branch is the prefix followed by the base's name)");
+    insta::assert_snapshot!(said("queue:\n  branch_prefix: \"a\\u202Eb/\"\n"), @"policy .github/council.yml@main:2:18: queue.branch_prefix: `a<U+202E>b/` is not a branch prefix: it holds U+202E, and a branch name may hold no space, control or invisible character");
+    insta::assert_snapshot!(said("queue:\n  priority_labels: [urgent, \"\"]\n"), @"policy .github/council.yml@main:2:29: queue.priority_labels[1]: an empty label name matches no label");
+    insta::assert_snapshot!(said("queue:\n  priority_labels: urgent\n"), @"policy .github/council.yml@main:2:20: queue.priority_labels: expected a list (`[a, b]`, or one `- a` line each)");
+    let labels = format!(
+        "queue:\n  priority_labels: {}\n",
+        flow_list(MAX_LIST + 1, |i| format!("l{i}"))
+    );
+    insta::assert_snapshot!(said(&labels), @"policy .github/council.yml@main:2:20: queue.priority_labels: more than 1000 entries, the limit for a list");
+    let checks = format!(
+        "queue:\n  required_checks: {}\n",
+        flow_list(MAX_LIST + 1, |i| format!("ci{i}"))
+    );
+    insta::assert_snapshot!(said(&checks), @"policy .github/council.yml@main:2:20: queue.required_checks: more than 1000 entries, the limit for a list");
+}
+
+#[test]
+fn the_documented_example_queue_section_is_the_default() {
+    let text = example_policy();
+    assert!(
+        text.contains("\nqueue:\n"),
+        "council.example.yml documents `queue`"
+    );
+    let example = Policy::parse(&text, "council.example.yml").unwrap();
+    assert_eq!(example.queue, Queue::defaults(&example.release));
 }

@@ -20,11 +20,6 @@ pub fn visible(s: &str) -> String {
     out
 }
 
-/// Like [`visible`], but keeps line breaks (for code blocks).
-pub fn visible_multiline(s: &str) -> String {
-    s.split('\n').map(visible).collect::<Vec<_>>().join("\n")
-}
-
 /// The invisible characters of `s` with their character positions (0-based).
 pub fn invisible_chars(s: &str) -> Vec<(usize, char)> {
     s.chars()

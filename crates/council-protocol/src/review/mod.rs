@@ -4,6 +4,7 @@
 pub mod diff;
 pub mod paths;
 
+use crate::actors::Classified;
 use crate::event::PullRequest;
 use crate::policy::Review;
 
@@ -27,6 +28,10 @@ pub struct ReviewFacts<'a> {
     /// The changed `ASSISTANT_CONTEXT` files, validated (empty when none changed or the
     /// gate is off).
     pub context_files: &'a [ContextCheck],
+    /// The pull request's class ([`crate::actors::classify`] on live facts) and the
+    /// rules for agents. `None`: the caller did not classify it, and review runs as it
+    /// did before `actors` (no `check:actor`, no agents' gates, no agent label).
+    pub actor: Option<Classified<'a>>,
 }
 
 impl ReviewFacts<'_> {

@@ -11,7 +11,7 @@ use regex::Regex;
 
 use super::form::{self, After, Form};
 use super::value::{
-    Quoting, is_identifier, is_literal, is_password_like, is_stand_in_token, looks_random,
+    Quoting, is_identifier, is_literal, is_password_like, is_stand_in_token, is_uuid, looks_random,
 };
 use super::{SecretKind, floor_char_boundary};
 
@@ -45,7 +45,9 @@ enum Strength {
 }
 
 /// Trailing words that qualify the secret without changing it (`SECRET_KEY_BASE`).
-const QUALIFIERS: &[&str] = &["base", "value", "b64", "base64", "hex", "raw", "plain"];
+const QUALIFIERS: &[&str] = &[
+    "base", "value", "b64", "base64", "hex", "raw", "plain", "string", "str",
+];
 
 /// Words in a key that say its value is public or not a credential at all.
 const NOT_SECRET: &[&str] = &[
@@ -79,12 +81,31 @@ const NOT_SECRET: &[&str] = &[
     "csrf",
     "xsrf",
     "authenticity",
+    "bucket",
+    "schema",
+    "sequence",
+    "natural",
+    // Keys meant for browsers: a reCAPTCHA site key, a search-only key.
+    "site",
+    "search",
     "fake",
     "dummy",
     "example",
     "sample",
     "mock",
     "placeholder",
+    // A test's values that must not work (`nonMatchingToken`, `invalid_password`).
+    "non",
+    "not",
+    "invalid",
+    "wrong",
+    "bad",
+    "bogus",
+    "incorrect",
+    "malformed",
+    "mismatched",
+    "expired",
+    "revoked",
 ];
 
 /// Glued spellings of `… key` and `… auth` that are credentials (`apikey`).
@@ -200,6 +221,33 @@ static KEYED: LazyLock<Vec<(KeyedRule, Regex)>> = LazyLock::new(|| {
         })
         .collect()
 });
+
+/// A vendor whose credentials have one exact shape, and the layout a value copies when
+/// it imitates that shape.
+struct NearMiss {
+    names: fn(&str) -> bool,
+    layout: Regex,
+    exact: Regex,
+}
+
+static NEAR_MISSES: LazyLock<Vec<NearMiss>> = LazyLock::new(|| {
+    let anchored =
+        |pattern: &str| Regex::new(&format!("^(?:{pattern})$")).expect("constant pattern");
+    vec![NearMiss {
+        names: |k| k.contains("telegram"),
+        layout: anchored("[0-9]+:[A-Za-z0-9_-]+"),
+        exact: anchored("(?:bot)?[0-9]{8,10}:AA[A-Za-z0-9_-]{33}"),
+    }]
+});
+
+/// `telegram_token = "4711:Abc…"`: a value in a vendor's layout that fails its shape (a
+/// bot id too short, a body too long) is a test of the shape, not a credential; a real
+/// one is reported by the vendor's own rule.
+fn is_near_miss(key: &str, value: &str) -> bool {
+    NEAR_MISSES
+        .iter()
+        .any(|rule| (rule.names)(key) && rule.layout.is_match(value) && !rule.exact.is_match(value))
+}
 
 /// The key around a secret word: the run of name characters (`db_password`,
 /// `spring.datasource.password`, `x-api-key`), `None` when the run is too long to be
@@ -323,7 +371,12 @@ fn classify(key: &str, strength: Strength, value: &str, quoting: Quoting) -> Opt
     if let Some((rule, _)) = keyed {
         return (!is_stand_in_token(value, 0)).then_some(rule.kind);
     }
-    if !is_literal(value, quoting) {
+    if is_near_miss(key, value) || !is_literal(value, quoting) {
+        return None;
+    }
+    // `key: <uuid>` alone is a list item's or a record's key (React's `key`, a
+    // dictionary entry); an API key that is a UUID has a name that says so.
+    if key == "key" && is_uuid(value) {
         return None;
     }
     let real = match strength {

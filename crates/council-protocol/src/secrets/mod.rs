@@ -10,9 +10,11 @@
 //! cannot leak the value by printing a finding.
 
 mod assignment;
+mod decoded;
 mod form;
 mod kind;
 mod tokens;
+mod typed;
 mod value;
 
 use std::collections::BTreeMap;

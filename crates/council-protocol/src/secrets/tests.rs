@@ -112,9 +112,9 @@ fn password_assignments_are_found() {
     for text in [
         "password=hunter2",
         "passwd: hunter2",
-        "secret = 's3cr3t'",
+        "secret = 'k7#vQ2'",
         r#"{"db_password": "hunter2"}"#,
-        "CLIENT_SECRET=abc123",
+        "CLIENT_SECRET=q9x7k2",
     ] {
         assert_eq!(kinds(text), [SecretKind::PasswordAssignment], "{text}");
     }
@@ -160,6 +160,51 @@ fn placeholders_and_empty_values_are_not_secrets() {
         "fields = [\"username\", \"password\", \"email\"]",
     ] {
         assert!(kinds(text).is_empty(), "{text}");
+    }
+}
+
+/// jwt.io's sample token, the one documentation everywhere shows.
+const SAMPLE_JWT: &str = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c";
+
+/// Shapes a peer scanner publishes as its false positives, which this scanner flagged
+/// (14 % of them): a test's key, a typed password, sequences, text in base64, names.
+#[test]
+fn realistic_placeholders_are_not_secrets() {
+    for text in [
+        "nonMatchingToken := \"w3kd9fh2nq0zlx7p\"",
+        "invalid_api_key = \"q8ZrT2mVx9LpK4sWb7NcY1dF\"",
+        "<add key=\"Password\" value=\"FeedPassword1\" />",
+        "<add key=\"ClearTextPassword\" value=\"TestSource!Password\" />",
+        "password = \"Password1\"",
+        "DB_PASSWORD=P@ssw0rd!",
+        "password = \"adminpasswd\"",
+        "secret = 's3cr3t'",
+        "MYSQL_ROOT_PASSWORD: changeme123",
+        "\"token2\": \"xoxb-1234-5678-1234-9f3c2a1b7e6d5c4b3a29180716f5e4d3\"",
+        "\"bucket_key\": \"InvoiceArchive-2.4\"",
+        "api_token = \"SGVsbG8sIHRoaXMgaXMgYSB0ZXN0Lg==\"",
+        "token: \"ord20417:OrderReferenceCodeValueType\"",
+        "telegram_bot_token = \"4711:Ab3k9x2m7q1z8w4v6n0p5r2t9y7u3i1o8e\"",
+        SAMPLE_JWT,
+        &format!("Authorization: Bearer {SAMPLE_JWT}"),
+    ] {
+        assert!(kinds(text).is_empty(), "{text} -> {:?}", kinds(text));
+    }
+}
+
+/// What the stand-in rules must leave alone: a password with a word of its own, a
+/// generated value with `/` and `+`, a dotted token, a `*String` key.
+#[test]
+fn real_values_next_to_the_stand_in_rules_are_found() {
+    for text in [
+        "password = \"hunter2\"",
+        "DB_PASSWORD=Summer2024!",
+        "exchange_token = \"k2v+_p8rz1ql-dw7+xn4=b9tm3yf0/hc6s5ga_je2uo8wq\"",
+        "pipeline_token: pat.w2x8d4n1k9q3zr7t5v0m.j6c2p8b4l1f9s3h7y5g0",
+        "clientSecretString=Rb7Kq2Wz9Xn4Tc1Vm8Lp3Hd6Sg0Fy5",
+        "test_api_key = \"q8ZrT2mVx9LpK4sWb7NcY1dF\"",
+    ] {
+        assert_eq!(kinds(text), [SecretKind::PasswordAssignment], "{text}");
     }
 }
 
@@ -235,7 +280,9 @@ fn percent(part: usize, whole: usize) -> f64 {
 }
 
 /// The product owner's bar: every family found, at least 80 % of the samples found
-/// as their family, at most 5 % of the look-alikes flagged.
+/// as their family, at most 5 % of the look-alikes flagged. Above the bar, the corpus
+/// only grows with what the scanner finds: a stand-in rule that loses a positive fails
+/// here.
 #[test]
 fn the_corpus_is_found_by_family_and_its_look_alikes_are_not() {
     let positives = corpus(include_str!("../../../../tests/data/secrets/positives.txt"));
@@ -288,7 +335,15 @@ fn the_corpus_is_found_by_family_and_its_look_alikes_are_not() {
         "missed:\n{}",
         missed.join("\n")
     );
-    assert!(negatives.len() >= 100);
+    assert!(
+        missed.is_empty(),
+        "no positive may be lost:\n{}",
+        missed.join("\n")
+    );
+    assert!(
+        negatives.len() >= 500,
+        "the look-alikes cover every category"
+    );
     assert!(
         percent(flagged.len(), negatives.len()) <= 5.0,
         "flagged:\n{}",

@@ -9,6 +9,8 @@ use std::sync::LazyLock;
 use base64::Engine;
 use regex::Regex;
 
+use super::decoded::is_sample_jwt;
+use super::typed::is_typed_stand_in;
 use super::value::{is_stand_in, is_stand_in_token, looks_random};
 use super::{SecretKind, floor_char_boundary};
 
@@ -25,6 +27,8 @@ pub(super) enum Check {
     Bearer,
     /// `Basic <base64>`: must decode to `user:password` with a real password.
     Basic,
+    /// A JWT: its claims must not be a documentation sample.
+    Claims,
 }
 
 pub(super) struct TokenRule {
@@ -49,7 +53,7 @@ const fn rule(
     }
 }
 
-use Check::{Basic, Bearer, KeyBody, Random, Shape};
+use Check::{Basic, Bearer, Claims, KeyBody, Random, Shape};
 use SecretKind as K;
 
 /// Earlier rules win when two matches overlap (a JWT sent as `Bearer …` is a JWT).
@@ -471,7 +475,7 @@ pub(super) static RULES: &[TokenRule] = &[
         K::Jwt,
         &["eyJ"],
         r"eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
-        Shape,
+        Claims,
     ),
     rule(
         K::PrivateKey,
@@ -567,8 +571,13 @@ fn accept(rule: &TokenRule, text: &str, range: Range<usize>) -> Option<Range<usi
         KeyBody => key_block_end(text, range.end).map(|end| range.start..end),
         _ if is_stand_in_token(matched, prefix) => None,
         Shape => Some(range),
-        Random | Bearer => looks_random(matched.get(prefix..)?).then_some(range),
+        Random => looks_random(matched.get(prefix..)?).then_some(range),
+        // A documentation JWT sent as a bearer token is still the documentation's.
+        Bearer => {
+            (looks_random(matched.get(prefix..)?) && !is_sample_jwt(matched)).then_some(range)
+        }
         Basic => is_basic_credential(matched).then_some(range),
+        Claims => (!is_sample_jwt(matched)).then_some(range),
     }
 }
 
@@ -612,6 +621,7 @@ fn is_basic_credential(credential: &str) -> bool {
             && password.len() >= 3
             && !password.chars().any(char::is_control)
             && !is_stand_in(password)
+            && !is_typed_stand_in(password)
             && !matches!(
                 password.to_ascii_lowercase().as_str(),
                 "password" | "pass" | "secret"

@@ -4,6 +4,9 @@
 
 use std::collections::HashMap;
 
+use super::decoded::{is_encoded_stand_in, is_sample_jwt};
+use super::typed::is_typed_stand_in;
+
 /// Words that mark a value as written for documentation or tests.
 const STAND_IN_WORDS: &[&str] = &[
     "example",
@@ -24,6 +27,30 @@ const STAND_IN_WORDS: &[&str] = &[
     "•",
 ];
 
+/// The name of the thing where the thing would be (`MyFeedPassword1`). Not a stand-in
+/// inside a JWT's claims: `"amr": ["password"]` is how a real token says how its user
+/// signed in.
+const NAMING_WORDS: &[&str] = &["password", "passwd"];
+
+/// Credentials their vendors publish in documentation and for tests: anyone may use
+/// them, and they grant nothing.
+const PUBLISHED: &[&str] = &[
+    // Stripe's API reference, test mode.
+    "sk_test_4eC39HqLyjWDarjtT1zdp7dc",
+    "sk_test_BQokikJOvBiI2HlWgH4olfQ2",
+    // Slack's API documentation.
+    "xoxb-17653672481-19874698323-pdFZKVeTuE8sk7oOcBrzbqgy",
+    // Mailgun's documentation.
+    "key-3ax6xnjp29jd6fds4gc373sgvjxteol0",
+    // The Azure storage emulator's account key (Azurite, `devstoreaccount1`).
+    "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==",
+    // Google's reCAPTCHA test keys, which always pass.
+    "6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI",
+    "6LeIxAcTAAAAAGG-vFI1TnRWxMZNFuojJ4WifJWe",
+    // The AES-128 key of FIPS-197 and NIST SP 800-38A's test vectors.
+    "2b7e151628aed2a6abf7158809cf4f3c",
+];
+
 /// Template and interpolation syntaxes: the value is filled in elsewhere.
 const TEMPLATE_MARKS: &[&str] = &[
     "${", "{{", "}}", "#{", "%(", "<%", "%>", "$(", "@@", "<", ">",
@@ -38,6 +65,11 @@ const MIN_DISTINCT: usize = 4;
 /// `abcdefgh`, `12345678`: typed in order, as samples are; a generated value has a
 /// run like that about once in 10^13 characters.
 const SEQUENCE_RUN: usize = 8;
+
+/// `xoxp-1234-1234-1234-…`, `abcd…1234`: two runs of `SHORT_RUN` characters in order.
+/// In a generated value of 64 hex digits that happens about once in 10,000 values.
+const SHORT_RUN: usize = 4;
+const SHORT_SEQUENCES: usize = 2;
 
 /// Values that name a type, a state or a stand-in rather than hold a secret.
 const NOT_VALUES: &[&str] = &[
@@ -114,13 +146,28 @@ pub(super) fn is_stand_in_token(token: &str, prefix_len: usize) -> bool {
     is_stand_in(token) || longest_run(token) >= MASK_RUN || distinct(body) < MIN_DISTINCT
 }
 
-/// Stand-in words, template marks or a masking run anywhere in the value.
+/// Stand-in words, template marks, a masking run or a published sample anywhere in the
+/// value, or a value that is base64 of one.
 pub(super) fn is_stand_in(value: &str) -> bool {
     let lower = value.to_ascii_lowercase();
-    STAND_IN_WORDS.iter().any(|w| lower.contains(w))
+    holds_stand_in_word(value)
+        || NAMING_WORDS.iter().any(|w| lower.contains(w))
         || TEMPLATE_MARKS.iter().any(|m| value.contains(m))
         || (value.len() > 2 && value.starts_with('%') && value.ends_with('%'))
+        || PUBLISHED.iter().any(|p| value.contains(p))
+        || is_encoded_stand_in(value)
+        || is_sample_jwt(value)
+}
+
+/// A stand-in word, or characters typed in order (`12345678`, `1234-1234-1234`,
+/// `000102030405060708090a0b`).
+pub(super) fn holds_stand_in_word(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    STAND_IN_WORDS.iter().any(|w| lower.contains(w))
         || longest_sequence(value) >= SEQUENCE_RUN
+        || short_sequences(value) >= SHORT_SEQUENCES
+        || counting_bytes(value) >= SEQUENCE_RUN
+        || is_blocky(value)
 }
 
 /// How an assignment's value was written.
@@ -139,15 +186,19 @@ pub(super) fn is_literal(value: &str, quoting: Quoting) -> bool {
     };
     let lower = value.to_ascii_lowercase();
     let bare = matches!(quoting, Quoting::Bare(_));
+    // GraphQL's `String!`, TypeScript's `string?`.
+    let unmarked = lower.trim_end_matches(['!', '?']);
     !REFERENCE_STARTS.contains(&first)
         && !value.chars().any(char::is_whitespace)
         && !value.contains("://")
         && !REFERENCE_PREFIXES.iter().any(|p| lower.starts_with(p))
-        && !NOT_VALUES.contains(&lower.as_str())
+        && !NOT_VALUES.contains(&unmarked)
         && !is_stand_in(value)
+        && !is_typed_stand_in(value)
         && longest_run(value) < MASK_RUN
         && !is_number(value)
         && !is_dotted_path(value)
+        && !is_password_hash(value)
         && !(bare && (is_code_after(quoting) || is_type_name(value)))
 }
 
@@ -178,6 +229,27 @@ pub(super) fn is_identifier(value: &str) -> bool {
         && value.len() < 16
 }
 
+/// Hash formats that name their algorithm (`pbkdf2_sha256$600000$salt$hash` in Django,
+/// `bcrypt$…`): the stored hash of a password, not the password.
+fn is_password_hash(value: &str) -> bool {
+    const ALGORITHMS: &[&str] = &[
+        "pbkdf2", "bcrypt", "argon2", "scrypt", "sha1", "sha256", "sha512", "md5", "crypt",
+        "unsalted",
+    ];
+    let mut parts = value.split('$');
+    let algorithm = parts.next().unwrap_or("").to_ascii_lowercase();
+    parts.count() >= 2 && ALGORITHMS.iter().any(|a| algorithm.starts_with(a))
+}
+
+/// `3fa85f64-5717-4562-b3fc-2c963f66afa6`.
+pub(super) fn is_uuid(value: &str) -> bool {
+    value.len() == 36
+        && value.char_indices().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => c == '-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
 fn is_number(value: &str) -> bool {
     value.chars().any(|c| c.is_ascii_digit())
         && value
@@ -200,12 +272,10 @@ fn is_dotted_path(value: &str) -> bool {
         })
 }
 
-/// Long, with digits, upper and lower case: generated, not a name.
+/// Long, letters and digits mixed, spread over many characters: generated, not a name
+/// (`pat.w2x8d4n1k9q3zr7t5v0m.…`).
 fn is_generated(part: &str) -> bool {
-    part.len() >= 16
-        && part.chars().any(|c| c.is_ascii_digit())
-        && part.chars().any(|c| c.is_ascii_uppercase())
-        && part.chars().any(|c| c.is_ascii_lowercase())
+    looks_random(part)
 }
 
 /// Good enough for a password: a letter and a digit or symbol, or random on its own.
@@ -224,12 +294,45 @@ pub(super) fn looks_random(value: &str) -> bool {
     const MIN_CHARS: usize = 16;
     const MIN_BITS_PER_CHAR: f64 = 3.0;
     let n = value.chars().count();
-    let path = value.contains('/') && !value.chars().any(|c| c.is_ascii_uppercase());
+    // Base64 of lower-case bytes holds `/` too, with `+` or `=`; a path does not.
+    let path = value.contains('/')
+        && !value
+            .chars()
+            .any(|c| c.is_ascii_uppercase() || matches!(c, '+' | '='));
     n >= MIN_CHARS
         && value.chars().any(|c| c.is_ascii_alphabetic())
         && value.chars().any(|c| c.is_ascii_digit())
         && !path
         && entropy(value) >= MIN_BITS_PER_CHAR
+        && !is_made_of_words(value)
+        && !is_encoded_stand_in(value)
+}
+
+/// `OrderReferenceCodeValueType`, `InvoiceArchive-2.4`: most letters belong to
+/// capitalised words, as in names. In generated text an upper-case letter followed by
+/// three lower-case ones is rare (about 3 % of positions in base62), so a real token
+/// never comes near.
+fn is_made_of_words(value: &str) -> bool {
+    const MIN_WORD: usize = 4;
+    let chars: Vec<char> = value.chars().collect();
+    let alphanumeric = chars.iter().filter(|c| c.is_ascii_alphanumeric()).count();
+    let mut in_words = 0;
+    let mut i = 0;
+    // Each character is looked at once: a word's tail is skipped once counted.
+    while i < chars.len() {
+        if !chars.get(i).is_some_and(char::is_ascii_uppercase) {
+            i += 1;
+            continue;
+        }
+        let tail = chars.get(i + 1..).map_or(0, |t| {
+            t.iter().take_while(|c| c.is_ascii_lowercase()).count()
+        });
+        if tail + 1 >= MIN_WORD {
+            in_words += tail + 1;
+        }
+        i += tail + 1;
+    }
+    alphanumeric > 0 && in_words * 10 >= alphanumeric * 7
 }
 
 fn entropy(value: &str) -> f64 {
@@ -259,18 +362,82 @@ fn longest_run(value: &str) -> usize {
     longest
 }
 
+/// The longest run of characters in order, next to each other (`abcdefgh`) or every
+/// other one (`a1b2c3d4e5f6g7h8`).
 fn longest_sequence(value: &str) -> usize {
+    let chars: Vec<char> = value.chars().collect();
     let mut longest = 0;
+    for stride in 1..=2 {
+        for phase in 0..stride {
+            let mut run = 0;
+            let mut previous: Option<char> = None;
+            for &c in chars.iter().skip(phase).step_by(stride) {
+                let follows =
+                    previous.is_some_and(|p| c.is_ascii_alphanumeric() && p as u32 + 1 == c as u32);
+                run = if follows { run + 1 } else { 1 };
+                previous = Some(c);
+                longest = longest.max(run);
+            }
+        }
+    }
+    longest
+}
+
+/// `aaaabbbbcccc0000`: runs of one character three long on average; a generated value
+/// repeats a character next to itself about once in 16 (hex) to 62 (base62) places.
+fn is_blocky(value: &str) -> bool {
+    const MIN_LEN: usize = 12;
+    const MEAN_RUN: usize = 3;
+    let chars: Vec<char> = value.chars().collect();
+    let runs = 1 + chars.windows(2).filter(|w| w[0] != w[1]).count();
+    chars.len() >= MIN_LEN && chars.len() >= MEAN_RUN * runs
+}
+
+/// The longest run of hex byte pairs that count up (`08090a0b…`), as test vectors and
+/// made-up keys are written.
+fn counting_bytes(value: &str) -> usize {
+    let b = value.as_bytes();
+    let byte_at = |i: usize| -> Option<u8> {
+        let pair = b.get(i..i + 2)?;
+        let hex = std::str::from_utf8(pair).ok()?;
+        u8::from_str_radix(hex, 16).ok()
+    };
+    let mut longest = 0;
+    for phase in 0..2 {
+        let mut run = 0;
+        let mut previous: Option<u8> = None;
+        let mut i = phase;
+        while i + 2 <= b.len() {
+            let current = byte_at(i);
+            run = match (previous, current) {
+                (Some(p), Some(c)) if p.checked_add(1) == Some(c) => run + 1,
+                (_, Some(_)) => 1,
+                _ => 0,
+            };
+            longest = longest.max(run);
+            previous = current;
+            i += 2;
+        }
+    }
+    longest
+}
+
+/// How many runs of `SHORT_RUN` or more characters in order (`1234`, `abcd`) `value`
+/// holds.
+fn short_sequences(value: &str) -> usize {
+    let mut count = 0;
     let mut run = 0;
     let mut previous: Option<char> = None;
     for c in value.chars() {
         let follows =
             previous.is_some_and(|p| c.is_ascii_alphanumeric() && p as u32 + 1 == c as u32);
         run = if follows { run + 1 } else { 1 };
+        if run == SHORT_RUN {
+            count += 1;
+        }
         previous = Some(c);
-        longest = longest.max(run);
     }
-    longest
+    count
 }
 
 fn distinct(value: &str) -> usize {
@@ -299,6 +466,22 @@ mod tests {
             "ghp_R8wq2ZkLm4Vt9XsB3nYc7HdJ1pFg6TaQe0Uo",
             4
         ));
+        for typed in [
+            "aaaabbbbccccdddd0000",
+            "a1b2c3d4e5f6g7h8i9j0",
+            "000102030405060708090a0b",
+            "xoxb-1234-5678-1234-9f3c2a1b7e6d5c4b3a29180716f5e4d3",
+            "MyFeedPassword1",
+            "6LeIxAcTAAAAAJcZVRqyHh71UMIEGNQ_MXjiZKhI",
+        ] {
+            assert!(is_stand_in(typed), "{typed}");
+        }
+        for generated in [
+            "9f3c2a1b7e6d5c4b3a29180716f5e4d3c8b7a6f5e4d3c2b1a09f8e7d6c5b4a39",
+            "R8wq2ZkLm4Vt9XsB3nYc7HdJ1pFg6TaQe0Uo",
+        ] {
+            assert!(!is_stand_in(generated), "{generated}");
+        }
     }
 
     #[test]
@@ -321,7 +504,8 @@ mod tests {
         }
         assert!(!is_literal("get_password", Quoting::Bare(Some('('))));
         assert!(is_literal("hunter2", bare));
-        assert!(is_literal("s3cr3t!", Quoting::Quoted));
+        assert!(is_literal("k7#vQ2!", Quoting::Quoted));
+        assert!(!is_literal("s3cr3t!", Quoting::Quoted));
     }
 
     #[test]
@@ -332,5 +516,10 @@ mod tests {
         assert!(!looks_random("user-profile-settings"));
         assert!(!looks_random("uploads/2024/avatar.png"));
         assert!(!looks_random("aaaaaaaaaaaaaaaaaaaaaaaa1"));
+        assert!(!looks_random("ord20417:OrderReferenceCodeValueType"));
+        assert!(!looks_random("InvoiceArchive-2.4"));
+        assert!(looks_random(
+            "k2v+_p8rz1ql-dw7+xn4=b9tm3yf0/hc6s5ga_je2uo8wq"
+        ));
     }
 }

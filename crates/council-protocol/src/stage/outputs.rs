@@ -22,10 +22,12 @@ pub enum Output {
     StateInputRequest,
     StateCommentUrl,
     RecommendedAgent,
+    QueueStatus,
+    QueueSha,
 }
 
 impl Output {
-    pub const ALL: [Output; 16] = [
+    pub const ALL: [Output; 18] = [
         Output::GuardStatus,
         Output::ReviewStatus,
         Output::ReleaseStatus,
@@ -42,6 +44,8 @@ impl Output {
         Output::StateInputRequest,
         Output::StateCommentUrl,
         Output::RecommendedAgent,
+        Output::QueueStatus,
+        Output::QueueSha,
     ];
 
     pub fn name(self) -> &'static str {
@@ -62,6 +66,8 @@ impl Output {
             Output::StateInputRequest => "state-input-request",
             Output::StateCommentUrl => "state-comment-url",
             Output::RecommendedAgent => "recommended-agent",
+            Output::QueueStatus => "queue-status",
+            Output::QueueSha => "queue-sha",
         }
     }
 
@@ -118,6 +124,16 @@ impl Outputs {
             .map(|(_, v)| v.as_str())
     }
 
+    /// `queue-status` and `queue-sha` (both empty when the run did nothing with a queue).
+    pub fn set_queue(&mut self, queue: &crate::queue::QueueOutputs) -> &mut Outputs {
+        self.set(
+            Output::QueueStatus,
+            queue.status.map_or("", crate::queue::QueueStatus::as_str),
+        );
+        self.set(Output::QueueSha, queue.sha.clone().unwrap_or_default());
+        self
+    }
+
     /// `(name, value)` pairs in the order they were first set.
     pub fn pairs(&self) -> Vec<(&'static str, String)> {
         self.values
@@ -144,6 +160,40 @@ mod tests {
                 ("artifact-id", String::new()),
             ]
         );
+    }
+
+    /// action.yml declares exactly these outputs, in this order.
+    #[test]
+    #[allow(clippy::disallowed_methods)] // a test reads its fixture
+    fn action_yml_declares_every_output() {
+        let text =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../action.yml"))
+                .unwrap();
+        let declared: Vec<&str> = text
+            .lines()
+            .skip_while(|l| *l != "outputs:")
+            .skip(1)
+            .take_while(|l| l.is_empty() || l.starts_with(' '))
+            .filter_map(|l| l.strip_prefix("  ")?.strip_suffix(':'))
+            .filter(|name| !name.starts_with(' '))
+            .collect();
+        let ours: Vec<&str> = Output::ALL.iter().map(|o| o.name()).collect();
+        assert_eq!(declared, ours);
+    }
+
+    #[test]
+    fn queue_outputs_are_empty_unless_the_queue_acted() {
+        use crate::queue::{QueueOutputs, QueueStatus};
+        let mut out = Outputs::pending();
+        out.set_queue(&QueueOutputs::default());
+        assert_eq!(out.get(Output::QueueStatus), Some(""));
+        assert_eq!(out.get(Output::QueueSha), Some(""));
+        out.set_queue(&QueueOutputs {
+            status: Some(QueueStatus::Testing),
+            sha: Some("abc".into()),
+        });
+        assert_eq!(out.get(Output::QueueStatus), Some("TESTING"));
+        assert_eq!(out.get(Output::QueueSha), Some("abc"));
     }
 
     #[test]

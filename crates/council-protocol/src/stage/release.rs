@@ -4,6 +4,10 @@
 //! commit's pipeline and, when it is red and the policy says `rollback: true`, ask for
 //! a revert (pure: the effects are data). Nothing stored in the ledger is an input: a
 //! recorded approval, merge or verdict cannot make this stage merge or revert.
+//!
+//! Under the merge queue (`queue.enabled`) release never merges: where it would, it adds
+//! the queue's label instead (`action:enqueue`), and [`crate::queue`] lands the pull
+//! request once a queue commit holding it is green.
 
 use super::Stage;
 use super::effect::{Effect, Merge, Revert};
@@ -69,11 +73,15 @@ pub fn evaluate(input: &ReleaseStage) -> StageResult {
             policy: &input.policy.review,
             diff: reading.diff,
             context_files: reading.context_files,
+            actor: facts.actor,
         }));
     }
     gates.extend(release::evaluate(facts));
     let passed = gates.iter().all(|g| g.verdict == Verdict::Pass);
-    let status = if passed && input.review.is_some() {
+    let status = if passed && input.review.is_some() && facts.queue {
+        enqueue(input, &open.labels, &mut effects, &mut notes);
+        ReleaseStatus::Pending
+    } else if passed && input.review.is_some() {
         // The status is what it would be without a release token; finish says what
         // became of the merge.
         effects.push(Effect::Merge(Merge {
@@ -105,6 +113,42 @@ pub fn evaluate(input: &ReleaseStage) -> StageResult {
         effects,
         notes,
     }
+}
+
+/// Where release would merge under the queue: the queue's label, once (adding it again
+/// would not move the pull request's place in line, and records nothing new).
+fn enqueue(
+    input: &ReleaseStage,
+    labels: &[String],
+    effects: &mut Vec<Effect>,
+    notes: &mut Vec<Message>,
+) {
+    let label = crate::policy::queue::QUEUED_LABEL;
+    if labels.iter().any(|l| l.eq_ignore_ascii_case(label)) {
+        notes.push(
+            Message::new()
+                .text(format!(
+                    "merge queue: #{} is in line already (label ",
+                    input.pr.number
+                ))
+                .value(label)
+                .text("); the queue lands it once a queue commit holding it is green"),
+        );
+        return;
+    }
+    effects.push(Effect::Enqueue {
+        number: input.pr.number,
+        label: label.to_string(),
+    });
+}
+
+/// Whether the effects of a release decision put the pull request in the merge queue
+/// (the `queue-status` output is then `QUEUED`).
+pub fn queued(result: &StageResult) -> bool {
+    result
+        .effects
+        .iter()
+        .any(|e| matches!(e, Effect::Enqueue { .. }))
 }
 
 /// Whether everything but the review gates lets the pull request merge: only then is its
@@ -261,6 +305,7 @@ mod tests {
             auto_merge: None,
             in_merge_queue: false,
             author: "agent".into(),
+            commit_authors: Vec::new(),
         }
     }
 
@@ -292,6 +337,7 @@ mod tests {
         pipeline: Pipeline,
         open: Option<OpenFacts>,
         diff: Option<DiffFacts>,
+        queue: bool,
     }
 
     impl Case<'_> {
@@ -306,6 +352,8 @@ mod tests {
                     require_label: Some("bot-approved"),
                     pipeline: self.pipeline.clone(),
                     open: self.open.clone(),
+                    queue: self.queue,
+                    actor: None,
                 },
                 review: self.diff.as_ref().map(|diff| ReviewReading {
                     diff,
@@ -326,6 +374,7 @@ mod tests {
             pipeline: pipeline(HEAD, CheckState::Success),
             open: Some(open()),
             diff,
+            queue: false,
         }
     }
 
@@ -469,6 +518,7 @@ mod tests {
                 pipeline: pipeline(MERGE, state),
                 open: None,
                 diff: None,
+                queue: false,
             }
             .stage()
             .0
@@ -510,5 +560,207 @@ mod tests {
             1,
             "after the merge only the pipeline counts"
         );
+    }
+
+    #[test]
+    fn under_the_queue_release_labels_instead_of_merging_and_does_not_wait_for_behind() {
+        let policy = Release::default();
+        let mut case = ready(&policy, "develop", "x");
+        case.queue = true;
+        case.open.as_mut().unwrap().mergeable = Mergeable::Behind;
+        let (result, _) = case.stage();
+        assert_eq!(
+            result.effects,
+            [Effect::Enqueue {
+                number: 2,
+                label: "council:queued".into(),
+            }]
+        );
+        assert!(queued(&result) && !result.failed());
+        assert_eq!(result.status, Status::Release(ReleaseStatus::Pending));
+        assert_eq!(verdicts(&result)[5], ("merge_ready", "PASS"));
+
+        // In line already: nothing to add, and it says so.
+        case.open
+            .as_mut()
+            .unwrap()
+            .labels
+            .push("Council:Queued".into());
+        let (again, _) = case.stage();
+        assert!(again.effects.is_empty() && !queued(&again));
+        insta::assert_snapshot!(again.notes[1].plain(), @r#"merge queue: #2 is in line already (label "council:queued"); the queue lands it once a queue commit holding it is green"#);
+
+        // Still waits for a conflict, a draft or an unknown state; never merges.
+        for waits in [Mergeable::Dirty, Mergeable::Draft, Mergeable::Unknown] {
+            let mut case = ready(&policy, "develop", "x");
+            case.queue = true;
+            case.open.as_mut().unwrap().mergeable = waits;
+            let (result, _) = case.stage();
+            assert!(result.effects.is_empty(), "{waits:?}");
+            assert_eq!(result.status, Status::Release(ReleaseStatus::Pending));
+        }
+        // A red check fails as without the queue.
+        let mut red = ready(&policy, "develop", "x");
+        red.queue = true;
+        red.pipeline = pipeline(HEAD, CheckState::Red("failure".into()));
+        let (red, _) = red.stage();
+        assert!(red.failed() && red.effects.is_empty());
+    }
+
+    mod agents {
+        use super::*;
+        use crate::actors::{Actor, ActorFacts, Classified, CommitMessage, Commits, classify};
+        use crate::audit::derive::gates as derived_gates;
+        use crate::gates::release::ReviewFact;
+
+        const OLD: &str = "0000000bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+
+        fn approval(login: &str, commit: &str) -> ReviewFact {
+            ReviewFact {
+                login: login.into(),
+                state: "APPROVED".into(),
+                bot: login.ends_with("[bot]"),
+                commit: Some(commit.into()),
+            }
+        }
+
+        fn agent(policy: &Policy, commits: Option<(&[CommitMessage], u64)>) -> Actor {
+            classify(
+                &policy.actors.agents,
+                &ActorFacts {
+                    author: Some("copilot-swe-agent[bot]"),
+                    head: "feature/devops/PBI-001-login",
+                    labels: Some(&[]),
+                    commits: commits.map(|(listed, total)| Commits { listed, total }),
+                },
+            )
+        }
+
+        /// Release on a green, labelled pull request by `actor`, with `reviews` and the
+        /// commits' `authors`.
+        fn decide(actor: &Actor, reviews: Vec<ReviewFact>, authors: &[&str]) -> StageResult {
+            let policy = Policy::default_policy();
+            let release = Release::default();
+            let pr = pr("develop");
+            let diff = diff(&pr, "x");
+            let mut open = open();
+            open.author = "copilot-swe-agent[bot]".into();
+            open.reviews = reviews;
+            open.commit_authors = authors.iter().map(|a| a.to_string()).collect();
+            evaluate(&ReleaseStage {
+                pr: &pr,
+                policy: &policy,
+                facts: ReleaseFacts {
+                    policy: &release,
+                    require_label: Some("bot-approved"),
+                    pipeline: pipeline(HEAD, CheckState::Success),
+                    open: Some(open),
+                    actor: Some(Classified {
+                        actor,
+                        rules: &policy.actors.agent,
+                    }),
+                    queue: false,
+                },
+                review: Some(ReviewReading {
+                    diff: &diff,
+                    context_files: &[],
+                }),
+                pull_id: "PR_node",
+            })
+        }
+
+        fn human_approval(result: &StageResult) -> Option<&GateOutcome> {
+            result.gates.iter().find(|g| g.gate == "human_approval")
+        }
+
+        #[test]
+        fn an_agent_s_pull_request_waits_for_a_person_s_approval_of_its_head() {
+            let policy = Policy::default_policy();
+            let actor = agent(&policy, None);
+            let waiting = decide(&actor, Vec::new(), &[]);
+            assert_eq!(waiting.status, Status::Release(ReleaseStatus::Pending));
+            assert!(!waiting.failed() && waiting.effects.is_empty());
+            let gate = human_approval(&waiting).unwrap();
+            assert_eq!(gate.verdict, Verdict::Pending);
+            insta::assert_snapshot!(gate.timeline_message(), @r#"Waiting for 1 more human approval of head "1111111" (actors.agent.human_approvals: 1; has 0). Fix: a person who can write to the repository, did not open this pull request and did not author or co-author its commits reviews and approves head "1111111" (an approval of an earlier head does not count)."#);
+
+            let approved = decide(&actor, vec![approval("maintainer", HEAD)], &[]);
+            assert_eq!(approved.status, Status::Release(ReleaseStatus::Eligible));
+            insta::assert_snapshot!(human_approval(&approved).unwrap().message.plain(), @r#"1 of 1 human approval on head "1111111": "maintainer"."#);
+            assert!(matches!(
+                approved.effects.as_slice(),
+                [Effect::Merge { .. }]
+            ));
+        }
+
+        #[test]
+        fn approvals_that_do_not_count_are_named_with_the_reason() {
+            let policy = Policy::default_policy();
+            let listed = [CommitMessage {
+                sha: HEAD.into(),
+                message: "Work\n".into(),
+            }];
+            let actor = agent(&policy, Some((&listed, 300)));
+            let result = decide(
+                &actor,
+                vec![
+                    approval("Copilot-SWE-Agent[bot]", HEAD),
+                    approval("github-actions[bot]", HEAD),
+                    approval("bob", OLD),
+                    approval("requester", HEAD),
+                ],
+                &["Requester"],
+            );
+            let gate = human_approval(&result).unwrap();
+            assert_eq!(gate.verdict, Verdict::Pending);
+            insta::assert_snapshot!(gate.message.plain(), @r#"Waiting for 1 more human approval of head "1111111" (actors.agent.human_approvals: 1; has 0); not counted: "Copilot-SWE-Agent[bot]" (a bot), "github-actions[bot]" (a bot), "bob" (approved an earlier head), "requester" (an author or co-author of its commits) (the authors of 1 of its 300 commits were known)."#);
+        }
+
+        #[test]
+        fn a_waiting_gate_stays_null_in_the_context_object() {
+            use crate::audit::derive::Fact;
+            struct E(&'static str, &'static str);
+            impl Fact for E {
+                fn agent(&self) -> &str {
+                    "agent_release"
+                }
+                fn action(&self) -> &str {
+                    self.0
+                }
+                fn result(&self) -> &str {
+                    self.1
+                }
+                fn sha(&self) -> &str {
+                    "s"
+                }
+                fn run(&self) -> (&str, u64) {
+                    ("1", 1)
+                }
+            }
+            let policy = Policy::default_policy();
+            let waiting = decide(&agent(&policy, None), Vec::new(), &[]);
+            let entry = human_approval(&waiting).unwrap();
+            let gates = derived_gates(&[E(entry.action, entry.verdict.as_str())]);
+            assert_eq!(gates["human_approval"], serde_json::Value::Null);
+            let gates = derived_gates(&[E("check:human-approval", "PASS")]);
+            assert_eq!(gates["human_approval"], "PASS");
+        }
+
+        #[test]
+        fn a_human_s_pull_request_has_no_human_approval_gate() {
+            let policy = Policy::default_policy();
+            let human = classify(
+                &policy.actors.agents,
+                &ActorFacts {
+                    author: Some("alice"),
+                    head: "feature/devops/PBI-001-login",
+                    labels: Some(&[]),
+                    commits: None,
+                },
+            );
+            let result = decide(&human, Vec::new(), &[]);
+            assert!(human_approval(&result).is_none());
+            assert_eq!(result.status, Status::Release(ReleaseStatus::Eligible));
+        }
     }
 }

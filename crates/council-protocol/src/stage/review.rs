@@ -4,6 +4,7 @@
 use super::Stage;
 use super::effect::Effect;
 use super::result::{StageResult, Status};
+use crate::actors::same_label;
 use crate::audit::ReviewStatus;
 use crate::gates::{Check, GATES, GateOutcome, Verdict};
 use crate::render::text::Message;
@@ -15,7 +16,7 @@ pub fn evaluate(facts: &ReviewFacts) -> StageResult {
     let pr = facts.pr;
     let label = facts.policy.approve_label.as_str();
     let has_label = pr.labels.iter().any(|l| l == label);
-    let mut effects = Vec::new();
+    let mut effects: Vec<Effect> = agent_label(facts).into_iter().collect();
     if !label.is_empty() {
         if approved && !has_label {
             effects.push(Effect::AddLabel {
@@ -43,6 +44,9 @@ pub fn evaluate(facts: &ReviewFacts) -> StageResult {
     if gates.is_empty() {
         notes.push(Message::new().text("review: every review gate is off in the policy"));
     }
+    if let Some(classified) = facts.actor {
+        notes.extend(classified.actor.warnings.iter().cloned());
+    }
     StageResult {
         stage: Stage::Review,
         status: Status::Review(if approved {
@@ -54,6 +58,21 @@ pub fn evaluate(facts: &ReviewFacts) -> StageResult {
         effects,
         notes,
     }
+}
+
+/// `actors.agent.label` on an agent's pull request that lacks it (letter case ignored,
+/// as GitHub compares labels). Added once and never removed: it records who wrote the
+/// pull request, not a verdict.
+fn agent_label(facts: &ReviewFacts) -> Option<Effect> {
+    let rules = facts.actor.filter(|a| a.is_agent())?.rules;
+    let label = rules.label.as_str();
+    if label.is_empty() || facts.pr.labels.iter().any(|l| same_label(l, label)) {
+        return None;
+    }
+    Some(Effect::AddLabel {
+        issue: facts.pr.number,
+        label: label.to_string(),
+    })
 }
 
 /// Every review gate the policy turns on, over one reading of the head's diff (the
@@ -107,6 +126,7 @@ mod tests {
             policy,
             diff: &diff,
             context_files: &[],
+            actor: None,
         })
     }
 
@@ -234,6 +254,7 @@ mod tests {
             },
             diff: &diff,
             context_files: &checks,
+            actor: None,
         });
         assert_eq!(verdicts(&r), [("assistant_context", "FAIL")]);
         insta::assert_snapshot!(r.gates[0].message.plain(), @r#"1 problem in changed ASSISTANT_CONTEXT files: "ASSISTANT_CONTEXT.md:3:9: status: must be one of active, paused, completed"."#);
@@ -259,5 +280,228 @@ mod tests {
         let r = review_with_body(&policy, files(), &[], "> - [ ] quoted\n");
         assert_eq!(verdicts(&r)[1], ("task_list", "PASS"));
         insta::assert_snapshot!(r.gates[0].message.plain(), @"This pull request changes 2 files (max_files: 1).");
+    }
+
+    mod agents {
+        use super::*;
+        use crate::actors::{Actor, ActorFacts, Classified, classify};
+        use crate::policy::Policy;
+
+        fn actor(policy: &Policy, author: &str, head: &str) -> Actor {
+            classify(
+                &policy.actors.agents,
+                &ActorFacts {
+                    author: Some(author),
+                    head,
+                    labels: Some(&[]),
+                    commits: None,
+                },
+            )
+        }
+
+        fn reviewed(
+            policy: &Policy,
+            actor: &Actor,
+            files: Vec<FileChange>,
+            labels: &[&str],
+            capped: bool,
+        ) -> StageResult {
+            let mut pr = crate::event::sample_pull_request();
+            pr.labels = labels.iter().map(|l| l.to_string()).collect();
+            pr.changed_files = capped.then_some(4000);
+            pr.additions = None;
+            pr.deletions = None;
+            let diff = DiffFacts::new(files, capped, &pr);
+            evaluate(&ReviewFacts {
+                pr: &pr,
+                policy: &policy.review,
+                diff: &diff,
+                context_files: &[],
+                actor: Some(Classified {
+                    actor,
+                    rules: &policy.actors.agent,
+                }),
+            })
+        }
+
+        fn renamed(from: &str, to: &str) -> FileChange {
+            FileChange {
+                previous_path: Some(from.into()),
+                ..file(to, "renamed", None)
+            }
+        }
+
+        #[test]
+        fn an_agent_s_pull_request_gets_its_gates_and_its_label() {
+            let policy = Policy::default_policy();
+            let agent = actor(&policy, "copilot-swe-agent[bot]", "copilot/fix-1");
+            let r = reviewed(
+                &policy,
+                &agent,
+                vec![file("src/a.rs", "modified", None)],
+                &[],
+                false,
+            );
+            assert_eq!(
+                verdicts(&r),
+                [
+                    ("actor", "PASS"),
+                    ("agent_diff_size", "PASS"),
+                    ("agent_paths", "PASS"),
+                    ("secret_scan", "PASS"),
+                    ("assistant_context", "PASS"),
+                ]
+            );
+            assert_eq!(
+                r.effects,
+                [
+                    Effect::AddLabel {
+                        issue: 2,
+                        label: "agent-authored".into()
+                    },
+                    Effect::AddLabel {
+                        issue: 2,
+                        label: "bot-approved".into()
+                    },
+                ]
+            );
+            insta::assert_snapshot!(r.gates[1].message.plain(), @"1 files and 0 changed lines are within the limits (actors.agent.diff_size).");
+            insta::assert_snapshot!(r.gates[2].message.plain(), @"No changed path matches actors.agent.forbidden_paths (4 globs, 1 file checked).");
+            // Already labelled, in any letter case: not added again.
+            let again = reviewed(&policy, &agent, Vec::new(), &["Agent-Authored"], false);
+            assert!(
+                !again.effects.iter().any(
+                    |e| matches!(e, Effect::AddLabel { label, .. } if label == "agent-authored")
+                )
+            );
+        }
+
+        #[test]
+        fn a_human_s_pull_request_records_the_class_and_nothing_more() {
+            let policy = Policy::parse("review:\n  diff_size: {max_files: 1}\n", "p.yml").unwrap();
+            let human = actor(&policy, "alice", "feature/api/PBI-1-x");
+            let r = reviewed(
+                &policy,
+                &human,
+                vec![file(".github/workflows/ci.yml", "modified", None)],
+                &[],
+                false,
+            );
+            assert_eq!(
+                verdicts(&r),
+                [
+                    ("actor", "PASS"),
+                    ("diff_size", "PASS"),
+                    ("secret_scan", "PASS"),
+                    ("assistant_context", "PASS"),
+                ]
+            );
+            assert!(r.gates[0].message.plain().starts_with("human: "));
+            assert_eq!(r.effects.len(), 1, "the approve label only");
+        }
+
+        #[test]
+        fn forbidden_paths_fail_naming_each_file_and_glob_renames_under_both_paths() {
+            let policy = Policy::default_policy();
+            let agent = actor(&policy, "devin-ai-integration[bot]", "devin/1-x");
+            let r = reviewed(
+                &policy,
+                &agent,
+                vec![
+                    file(".github/workflows/release.yml", "added", None),
+                    renamed("CODEOWNERS", "docs/OWNERS.md"),
+                    renamed("notes.md", ".github/CODEOWNERS"),
+                    file("src/lib.rs", "modified", None),
+                ],
+                &[],
+                false,
+            );
+            let paths = r.gates.iter().find(|g| g.gate == "agent_paths").unwrap();
+            assert_eq!(paths.verdict, crate::gates::Verdict::Fail);
+            insta::assert_snapshot!(paths.timeline_message(), @r#"An agent's pull request may not change these 3 paths: ".github/workflows/release.yml" (glob ".github/workflows/**"), "CODEOWNERS" (glob "CODEOWNERS"), ".github/CODEOWNERS" (glob "CODEOWNERS") (actors.agent.forbidden_paths). Fix: take these changes out of this pull request (a person opens one for them), or a maintainer changes actors.agent.forbidden_paths in the base branch's policy."#);
+            assert_eq!(r.status, Status::Review(ReviewStatus::ChangesRequested));
+        }
+
+        #[test]
+        fn a_capped_diff_cannot_show_an_agent_stayed_clear_of_forbidden_paths() {
+            let policy = Policy::default_policy();
+            let agent = actor(&policy, "my-agent[bot]", "x");
+            let r = reviewed(
+                &policy,
+                &agent,
+                vec![file("src/a.rs", "modified", None)],
+                &[],
+                true,
+            );
+            let paths = r.gates.iter().find(|g| g.gate == "agent_paths").unwrap();
+            insta::assert_snapshot!(paths.timeline_message(), @"GitHub lists only the first 3,000 files of this pull request: the 3,999 files beyond cannot be checked against actors.agent.forbidden_paths. Fix: split it into smaller pull requests.");
+        }
+
+        #[test]
+        fn the_agents_diff_size_replaces_the_review_s_and_null_gives_it_back() {
+            let many: Vec<FileChange> = (0..60)
+                .map(|i| file(&format!("src/f{i}.rs"), "added", None))
+                .collect();
+            let policy =
+                Policy::parse("review:\n  diff_size: {max_files: 100}\n", "p.yml").unwrap();
+            let agent = actor(&policy, "my-agent[bot]", "x");
+            let r = reviewed(&policy, &agent, many.clone(), &[], false);
+            let sizes: Vec<_> = verdicts(&r)
+                .into_iter()
+                .filter(|(g, _)| g.contains("diff_size"))
+                .collect();
+            assert_eq!(sizes, [("agent_diff_size", "FAIL")]);
+            let size = r
+                .gates
+                .iter()
+                .find(|g| g.gate == "agent_diff_size")
+                .unwrap();
+            insta::assert_snapshot!(size.timeline_message(), @"This pull request changes 60 files (actors.agent.diff_size.max_files: 50). Fix: split it into smaller pull requests.");
+
+            let off = Policy::parse(
+                "review:\n  diff_size: {max_files: 100}\nactors:\n  agent:\n    diff_size: null\n",
+                "p.yml",
+            )
+            .unwrap();
+            let agent = actor(&off, "my-agent[bot]", "x");
+            let r = reviewed(&off, &agent, many, &[], false);
+            let sizes: Vec<_> = verdicts(&r)
+                .into_iter()
+                .filter(|(g, _)| g.contains("diff_size"))
+                .collect();
+            assert_eq!(sizes, [("diff_size", "PASS")]);
+        }
+
+        #[test]
+        fn rules_and_label_can_be_turned_off() {
+            let policy = Policy::parse(
+                "actors:\n  agent:\n    forbidden_paths: []\n    diff_size: null\n    label: \"\"\n",
+                "p.yml",
+            )
+            .unwrap();
+            let agent = actor(&policy, "my-agent[bot]", "x");
+            let r = reviewed(
+                &policy,
+                &agent,
+                vec![file("CODEOWNERS", "modified", None)],
+                &[],
+                false,
+            );
+            assert_eq!(
+                verdicts(&r),
+                [
+                    ("actor", "PASS"),
+                    ("secret_scan", "PASS"),
+                    ("assistant_context", "PASS")
+                ]
+            );
+            assert_eq!(
+                r.effects,
+                [Effect::AddLabel {
+                    issue: 2,
+                    label: "bot-approved".into()
+                }]
+            );
+        }
     }
 }

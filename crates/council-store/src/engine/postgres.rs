@@ -25,10 +25,8 @@ impl Postgres {
             url: shown.clone(),
             message,
         };
-        let mut config: Config = url
-            .connect
-            .parse()
-            .map_err(|e: tokio_postgres::Error| fail(e.to_string()))?;
+        // The very Config the URL was parsed to, and shown from.
+        let mut config: Config = (*url.config).clone();
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(Duration::from_secs(10));
         }

@@ -5,9 +5,12 @@
 //! The rule of what may be added is pure ([`plan`]); the rest is the store's I/O, all of
 //! one object in one transaction.
 
+mod attribution;
 mod failure;
 mod plan;
 mod refresh;
+
+pub use attribution::{Attribution, BY_GITHUB, BY_HEADER};
 
 use council_protocol::audit::stored::Stored;
 use council_protocol::audit::{ContextObject, Entry};
@@ -39,6 +42,10 @@ pub struct Offer<'a> {
     /// Verifies signatures too when given.
     pub key: Option<&'a [u8]>,
     pub pr: Option<&'a PrFacts>,
+    /// What a live read of GitHub says of the pull request's author and branches: what
+    /// the store attributes it to. `None`: only the object's unsigned header names them,
+    /// and they are stored as unverified.
+    pub attribution: Option<&'a Attribution>,
     pub now: &'a str,
     /// The document as offered, kept as evidence when it is refused.
     pub document: Option<&'a str>,
@@ -51,6 +58,7 @@ impl<'a> Offer<'a> {
             source,
             key: None,
             pr: None,
+            attribution: None,
             now,
             document: None,
         }
@@ -105,10 +113,27 @@ pub struct Imported {
     pub detail: Option<String>,
     /// Entries the store holds for it.
     pub entries: u64,
+    /// Who vouches for its stored author and branches: [`BY_GITHUB`] or [`BY_HEADER`]
+    /// (unverified), after this import.
+    pub attribution: String,
+    /// Why the object's header was recorded as a verification failure although its
+    /// entries were stored: it names another author or source branch than GitHub.
+    pub disputed: Option<String>,
+    /// What else the header says otherwise than GitHub (a retarget), for a warning.
+    pub notes: Vec<String>,
 }
+/// The largest pull request number: GitHub's are 32-bit (GraphQL's `Int`).
+const MAX_PR_NUMBER: u64 = i32::MAX as u64;
+
 /// `PR-<n>` naming `subject.id` `n` of a `pull_request`, in an `owner/name` repository.
 fn identity(ctx: &ContextObject) -> Result<u64, String> {
     let n = ctx.subject.id;
+    // Beyond the store's integers it would be stored as nothing, and fail there.
+    if n > MAX_PR_NUMBER {
+        return Err(format!(
+            "subject.id {n} is no pull request number (GitHub's are at most {MAX_PR_NUMBER})"
+        ));
+    }
     if ctx.subject.kind != "pull_request" {
         return Err(format!(
             "subject.type is `{}`, not `pull_request`",
@@ -231,6 +256,9 @@ async fn refuse_in(conn: &mut Conn, r: &Refusal<'_>) -> Result<Imported, StoreEr
         verification: Verification::Failed,
         detail: None,
         entries: 0,
+        attribution: BY_HEADER.to_string(),
+        disputed: None,
+        notes: Vec::new(),
     };
     if let Some(id) = context {
         fill(&mut imported, refresh(conn, id, false, r.now).await?);
@@ -251,10 +279,18 @@ async fn import_in(conn: &mut Conn, offer: &Offer<'_>) -> Result<Imported, Store
         verification: Verification::Failed,
         detail: None,
         entries: 0,
+        attribution: BY_HEADER.to_string(),
+        disputed: None,
+        notes: Vec::new(),
     };
     let problem = match identity(ctx) {
         Err(why) => Some(format!("not a pull request's Context Object: {why}")),
-        Ok(_) => offer.stored.verify(offer.key).err().map(|e| e.to_string()),
+        Ok(_) => offer
+            .stored
+            .verify(offer.key)
+            .err()
+            .map(|e| e.to_string())
+            .or_else(|| council_protocol::audit::subject::contradiction(ctx)),
     };
     if let Some(problem) = problem {
         let refusal = Refusal {
@@ -269,6 +305,26 @@ async fn import_in(conn: &mut Conn, offer: &Offer<'_>) -> Result<Imported, Store
         return refuse_in(conn, &refusal).await;
     }
     let id = ensure_context(conn, ctx, offer).await?;
+    if let Some(live) = offer.attribution {
+        attribution::vouched(conn, id, live).await?;
+        let compared = attribution::compare(&ctx.subject, live);
+        if let Some(dispute) = &compared.dispute {
+            Failure {
+                context: Some(id),
+                repository: &ctx.repository,
+                context_id: &ctx.context_id,
+                source: offer.source,
+                conflict: None,
+                problem: dispute,
+                document: offer.document,
+                now: offer.now,
+            }
+            .record(conn)
+            .await?;
+        }
+        imported.disputed = compared.dispute;
+        imported.notes.extend(compared.note);
+    }
     let first = offer.stored.omitted.count as u64;
     let timeline = &ctx.timeline;
     let last = first + timeline.len() as u64;
@@ -311,6 +367,7 @@ fn fill(imported: &mut Imported, summary: Summary) {
     imported.verification = summary.verification;
     imported.detail = summary.detail;
     imported.entries = summary.entries;
+    imported.attribution = summary.attribution;
 }
 
 /// The context row's id, when one exists.
@@ -338,12 +395,13 @@ async fn ensure_context(
     }
     let s = &ctx.subject;
     let gates = serde_json::to_string(&ctx.gates).unwrap_or_else(|_| "{}".into());
+    // The header's subject, until a live read vouches for another (`vouched` follows).
     conn.execute(
         "INSERT INTO workflow_contexts (repository, context_id, pr_number, subject_type, \
          source_branch, target_branch, author, head_sha, guard_status, review_status, \
          release_status, gates, entries, verification, signatures_checked, source, \
-         last_trigger, last_timestamp, imported_at, updated_at) \
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'PENDING', 'PENDING', 'PENDING', ?, 0, 'partial', 0, ?, ?, ?, ?, ?)",
+         last_trigger, last_timestamp, imported_at, updated_at, attribution) \
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'PENDING', 'PENDING', 'PENDING', ?, 0, 'partial', 0, ?, ?, ?, ?, ?, ?)",
         &[
             (&ctx.repository).into(),
             (&ctx.context_id).into(),
@@ -359,6 +417,7 @@ async fn ensure_context(
             printable(&ctx.timestamp).as_str().into(),
             offer.now.into(),
             offer.now.into(),
+            BY_HEADER.into(),
         ],
     )
     .await?;
@@ -528,15 +587,10 @@ async fn update_subject(
     newest: bool,
 ) -> Result<(), StoreError> {
     if newest {
-        let s = &ctx.subject;
         conn.execute(
-            "UPDATE workflow_contexts SET source_branch = ?, target_branch = ?, author = ?, \
-             head_sha = ?, last_trigger = ?, last_timestamp = ?, source = ? WHERE id = ?",
+            "UPDATE workflow_contexts SET last_trigger = ?, last_timestamp = ?, source = ? \
+             WHERE id = ?",
             &[
-                printable(&s.source_branch).as_str().into(),
-                printable(&s.target_branch).as_str().into(),
-                printable(&s.author).as_str().into(),
-                printable(&s.head_sha).as_str().into(),
                 printable(&ctx.trigger).as_str().into(),
                 printable(&ctx.timestamp).as_str().into(),
                 printable(offer.source).as_str().into(),
@@ -544,6 +598,9 @@ async fn update_subject(
             ],
         )
         .await?;
+        if offer.attribution.is_none() {
+            attribution::from_header(conn, id, &ctx.subject).await?;
+        }
     }
     if let Some(pr) = offer.pr {
         let text = |v: &Option<String>| v.as_deref().map(printable);

@@ -14,6 +14,8 @@ pub(crate) struct Summary {
     pub verification: Verification,
     pub detail: Option<String>,
     pub entries: u64,
+    /// Who vouches for its author and branches (`github` or `header`).
+    pub attribution: String,
 }
 
 /// Recomputes a context's counts, head, verification and derived state from its stored
@@ -165,9 +167,19 @@ pub(crate) async fn refresh(
         )
         .await?;
     }
+    let attribution = conn
+        .query_one(
+            "SELECT attribution FROM workflow_contexts WHERE id = ?",
+            &[id.into()],
+        )
+        .await?
+        .and_then(|row| row.into_iter().next())
+        .and_then(Cell::into_text)
+        .unwrap_or_else(|| super::BY_HEADER.to_string());
     Ok(Summary {
         verification,
         detail,
         entries,
+        attribution,
     })
 }

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::query::Filter;
+use crate::filter::Filter;
 use crate::{Store, StoreError};
 
 /// Everything the page shows, embedded in it as JSON.
@@ -46,6 +46,9 @@ pub struct Totals {
     pub failed: u64,
     pub merged: u64,
     pub rolled_back: u64,
+    /// Pull requests whose author and branches only their object's unsigned header names
+    /// (imported files no live read of GitHub has confirmed yet).
+    pub unverified_attribution: u64,
 }
 
 /// One agent's record. The agent is the pull request's author (its login).
@@ -64,6 +67,9 @@ pub struct AgentRow {
     /// Review checks that failed.
     pub review_findings: u64,
     pub merged: u64,
+    /// Of `prs`, those attributed to this agent by their object's unsigned header alone
+    /// (an imported file): no live read of GitHub vouches that the agent opened them.
+    pub unverified_prs: u64,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -112,6 +118,8 @@ pub struct RollbackRow {
     pub repository: String,
     pub pr: u64,
     pub author: String,
+    /// Who vouches for `author`: `github`, or `header` (unverified).
+    pub attribution: String,
     /// When the revert was recorded (RFC 3339), when known.
     pub at: Option<String>,
     pub message: String,
@@ -137,6 +145,9 @@ pub struct PrRow {
     pub author: String,
     pub source_branch: String,
     pub target_branch: String,
+    /// Who vouches for the author and branches: `github` (a live read), or `header`
+    /// (only the object's unsigned header names them: unverified).
+    pub attribution: String,
     pub guard_status: String,
     pub review_status: String,
     pub release_status: String,

@@ -42,8 +42,9 @@ pub fn pull_request(world: &mut World, call: &Call) -> Answer {
         .map(|oid| json!({"oid": oid, "statusCheckRollup": rollup(world, oid, &call.variables)}));
     // `viewer` rides along when asked for, as GitHub answers it beside `repository`.
     let viewer = call.query.contains("viewer").then(|| call.viewer());
-    let additions: u64 = pr.files.iter().map(|f| f.additions).sum();
-    let deletions: u64 = pr.files.iter().map(|f| f.deletions).sum();
+    let files = world.pr_files(number);
+    let additions: u64 = files.iter().map(|f| f.additions).sum();
+    let deletions: u64 = files.iter().map(|f| f.deletions).sum();
     let repo = &world.repo;
     Answer::ok(
         json!({"data": {"viewer": viewer, "repository": {"pullRequest": {
@@ -58,7 +59,7 @@ pub fn pull_request(world: &mut World, call: &Call) -> Answer {
             "merged": pr.merged,
             "mergedBy": pr.merged_by.as_deref().map(actor),
             "mergeCommit": merge_commit,
-            "changedFiles": pr.files.len(),
+            "changedFiles": files.len(),
             "additions": additions,
             "deletions": deletions,
             "timelineItems": {"nodes": cross_references(world, pr.number)},

@@ -13,8 +13,8 @@ pub fn list(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
     ctx.need(world, Access::Read, &[Scope::PullRequests])?;
     let pr = world.pr(number).ok_or_else(Answer::not_found)?;
     let head = pr.head_sha.clone();
-    let files: Vec<Value> = pr
-        .files
+    let files: Vec<Value> = world
+        .pr_files(number)
         .iter()
         .take(MAX_LISTED_FILES)
         .map(|f| file_json(world, f, &head))
@@ -22,7 +22,7 @@ pub fn list(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
     Ok(paginate(world, ctx, &files))
 }
 
-fn file_json(world: &World, f: &PrFile, head: &str) -> Value {
+pub(super) fn file_json(world: &World, f: &PrFile, head: &str) -> Value {
     let repo = &world.repo;
     let path: Vec<String> = f.filename.split('/').map(encode).collect();
     let path = path.join("/");
@@ -50,14 +50,17 @@ fn file_json(world: &World, f: &PrFile, head: &str) -> Value {
 
 /// `GET /compare/{base}...{head}`: the files `head` changes (see [`World::diff_of`]), with
 /// the comparison's commits; 404 for a head the world does not know, as GitHub answers
-/// an unknown commit. The world keeps no commit graph: every known head is one commit
-/// ahead of any base.
+/// an unknown commit. A head built in the commit graph is compared over the graph
+/// ([`graph_compare`]); otherwise every known head is one commit ahead of any base.
 pub fn compare(world: &mut World, ctx: &Ctx, basehead: &str) -> Reply {
     ctx.need(world, Access::Read, &[Scope::Contents])?;
     let Some((base, head)) = basehead.split_once("...") else {
         return Err(Answer::not_found());
     };
     let (base, head) = (world.resolve(base), world.resolve(head));
+    if let Some(files) = world.graph_diff(&base, &head) {
+        return Ok(graph_compare(world, basehead, &base, &head, &files));
+    }
     let files = world.diff_of(&head).ok_or_else(Answer::not_found)?.to_vec();
     let listed: Vec<Value> = files
         .iter()
@@ -85,4 +88,48 @@ pub fn compare(world: &mut World, ctx: &Ctx, basehead: &str) -> Reply {
         "commits": if identical { Vec::new() } else { vec![commit(&head)] },
         "files": if identical { Vec::new() } else { listed },
     })))
+}
+
+/// A three-dot comparison over the commit graph: the files `head` changes since its
+/// merge base with `base` (at most 300), the commits `head` has and `base` has not
+/// (oldest first, at most 250), `ahead_by`, `behind_by` and the status GitHub names.
+fn graph_compare(
+    world: &World,
+    basehead: &str,
+    base: &str,
+    head: &str,
+    files: &[PrFile],
+) -> Answer {
+    use super::commits::commit_json;
+    let graph = &world.graph;
+    let ahead = graph.only_in(head, base).unwrap_or_default();
+    let behind = graph.only_in(base, head).unwrap_or_default();
+    let status = match (ahead.len(), behind.len()) {
+        (0, 0) => "identical",
+        (_, 0) => "ahead",
+        (0, _) => "behind",
+        _ => "diverged",
+    };
+    let full = |sha: &str| graph.get(sha).map(|c| commit_json(world, c, None));
+    let merge_base = graph.merge_base(base, head);
+    let repo = &world.repo;
+    Answer::ok(json!({
+        "url": format!("{}/repos/{repo}/compare/{basehead}", world.api),
+        "html_url": format!("https://github.com/{repo}/compare/{basehead}"),
+        "permalink_url": format!("https://github.com/{repo}/compare/{base}...{head}"),
+        "diff_url": format!("https://github.com/{repo}/compare/{basehead}.diff"),
+        "patch_url": format!("https://github.com/{repo}/compare/{basehead}.patch"),
+        "base_commit": full(base),
+        "merge_base_commit": merge_base.as_deref().and_then(full),
+        "status": status,
+        "ahead_by": ahead.len(),
+        "behind_by": behind.len(),
+        "total_commits": ahead.len(),
+        "commits": ahead.iter().take(250).filter_map(|sha| full(sha)).collect::<Vec<_>>(),
+        "files": files
+            .iter()
+            .take(MAX_COMPARE_FILES)
+            .map(|f| file_json(world, f, head))
+            .collect::<Vec<_>>(),
+    }))
 }

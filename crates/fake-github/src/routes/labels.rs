@@ -28,18 +28,22 @@ pub fn add(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
             _ => return Err(Answer::invalid("Label", "name", "invalid")),
         }
     }
+    let login = ctx.login(world);
     let labels = world.labels_mut(number).ok_or_else(Answer::not_found)?;
-    let before = labels.len();
+    let mut added = Vec::new();
     for name in names {
         // Names compare without case on GitHub: adding `Bug` to `bug` changes nothing.
         if !labels.iter().any(|l| l.eq_ignore_ascii_case(&name)) {
-            labels.push(name);
+            labels.push(name.clone());
+            added.push(name);
         }
     }
-    let changed = labels.len() != before;
     let labels = labels.clone();
-    if changed {
+    if !added.is_empty() {
         world.touch(number);
+        for name in added {
+            world.label_event(number, "labeled", &name, &login);
+        }
     }
     Ok(Answer::ok(list_json(world, &labels)))
 }
@@ -47,10 +51,15 @@ pub fn add(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
 /// `DELETE /issues/{n}/labels/{name}`: the labels left.
 pub fn remove(world: &mut World, ctx: &Ctx, number: u64, name: &str) -> Reply {
     ctx.need(world, Access::Write, &[Scope::Issues, Scope::PullRequests])?;
+    let login = ctx.login(world);
     let labels = world.labels_mut(number).ok_or_else(Answer::not_found)?;
-    let before = labels.len();
+    let removed: Vec<String> = labels
+        .iter()
+        .filter(|l| l.eq_ignore_ascii_case(name))
+        .cloned()
+        .collect();
     labels.retain(|l| !l.eq_ignore_ascii_case(name));
-    if labels.len() == before {
+    if removed.is_empty() {
         return Err(Answer::json(
             404,
             json!({
@@ -62,6 +71,9 @@ pub fn remove(world: &mut World, ctx: &Ctx, number: u64, name: &str) -> Reply {
     }
     let labels = labels.clone();
     world.touch(number);
+    for name in removed {
+        world.label_event(number, "unlabeled", &name, &login);
+    }
     Ok(Answer::ok(list_json(world, &labels)))
 }
 

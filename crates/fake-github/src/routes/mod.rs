@@ -5,12 +5,16 @@
 mod actions;
 pub mod checks;
 mod comments;
+pub mod commits;
 mod contents;
+mod events;
 mod files;
 mod issues;
 mod labels;
 mod merge;
+mod merges;
 mod pulls;
+pub mod refs;
 mod reviews;
 #[cfg(test)]
 mod tests;
@@ -119,6 +123,14 @@ impl Answer {
     pub fn header(mut self, name: &str, value: &str) -> Answer {
         self.headers.push((name.to_string(), value.to_string()));
         self
+    }
+
+    /// A header's value, when the answer has it.
+    pub fn header_value(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
     }
 
     pub fn body_json(&self) -> Option<&Value> {
@@ -339,6 +351,44 @@ impl Respond for WorldResponder {
     }
 }
 
+/// One request served without a server, as the wiremock responder serves it (logged,
+/// counted, faults and hooks played): `METHOD /path?query` with `token` and a JSON
+/// `body` (`Null`: none). The fake's own tests read the answer directly.
+pub fn request(
+    world: &mut World,
+    method: &str,
+    path_query: &str,
+    token: Option<&str>,
+    body: &Value,
+) -> Answer {
+    let (path, query) = path_query.split_once('?').unwrap_or((path_query, ""));
+    let body = match body {
+        Value::Null => Vec::new(),
+        body => body.to_string().into_bytes(),
+    };
+    let ctx = Ctx {
+        method: method.to_string(),
+        path_query: path_query.to_string(),
+        path: path.to_string(),
+        segments: path
+            .split('/')
+            .filter(|s| !s.is_empty())
+            .map(|s| {
+                percent_encoding::percent_decode_str(s)
+                    .decode_utf8_lossy()
+                    .into_owned()
+            })
+            .collect(),
+        query: url::form_urlencoded::parse(query.as_bytes())
+            .into_owned()
+            .collect(),
+        token: token.map(str::to_string),
+        accept: String::new(),
+        body: &body,
+    };
+    serve(world, &ctx)
+}
+
 /// A panicking test must not turn every later request into a poison error.
 pub fn lock(world: &Mutex<World>) -> MutexGuard<'_, World> {
     world
@@ -429,9 +479,28 @@ fn repository(world: &mut World, ctx: &Ctx, rest: &[&str]) -> Reply {
             files::compare(world, ctx, &basehead.join("/"))
         }
         ("GET", ["pulls", n, "reviews"]) => reviews::list(world, ctx, number(n)?),
-        ("GET", ["commits", sha, "pulls"]) => pulls::for_commit(world, ctx, sha),
-        ("GET", ["commits", git_ref, "check-runs"]) => checks::runs(world, ctx, git_ref),
-        ("GET", ["commits", git_ref, "status"]) => checks::combined(world, ctx, git_ref),
+        // A ref may hold slashes (`council/queue/main`), encoded or not.
+        ("GET", ["commits", sha @ .., "pulls"]) if !sha.is_empty() => {
+            pulls::for_commit(world, ctx, &sha.join("/"))
+        }
+        ("GET", ["commits", git_ref @ .., "check-runs"]) if !git_ref.is_empty() => {
+            checks::runs(world, ctx, &git_ref.join("/"))
+        }
+        ("GET", ["commits", git_ref @ .., "status"]) if !git_ref.is_empty() => {
+            checks::combined(world, ctx, &git_ref.join("/"))
+        }
+        ("GET", ["commits", git_ref @ ..]) if !git_ref.is_empty() => {
+            commits::get(world, ctx, &git_ref.join("/"))
+        }
+        ("GET", ["pulls", n, "commits"]) => commits::of_pull(world, ctx, number(n)?),
+        ("GET", ["git", "commits", sha]) => commits::git_commit(world, ctx, sha),
+        ("GET", ["git", "ref", path @ ..]) => refs::get(world, ctx, &path.join("/")),
+        ("GET", ["git", "matching-refs", path @ ..]) => refs::matching(world, ctx, &path.join("/")),
+        ("POST", ["git", "refs"]) => refs::create(world, ctx),
+        ("PATCH", ["git", "refs", path @ ..]) => refs::update(world, ctx, &path.join("/")),
+        ("DELETE", ["git", "refs", path @ ..]) => refs::delete(world, ctx, &path.join("/")),
+        ("POST", ["merges"]) => merges::merge(world, ctx),
+        ("GET", ["issues", n, "events" | "timeline"]) => events::list(world, ctx, number(n)?),
         ("GET", ["actions", "runs", id, "jobs"]) => actions::jobs(world, ctx, number(id)?),
         ("GET", ["actions", "artifacts"]) => actions::artifacts(world, ctx),
         ("GET", ["actions", "artifacts", id, "zip"]) => {

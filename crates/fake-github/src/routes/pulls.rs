@@ -80,13 +80,22 @@ fn sort_key(time: &str) -> [u8; 20] {
 pub fn for_commit(world: &mut World, ctx: &Ctx, sha: &str) -> Reply {
     ctx.need(world, Access::Read, &[Scope::PullRequests])?;
     let world: &World = world;
+    // Over the commit graph, a pull request is associated with each of its commits:
+    // open ones with the commits their head has and their base has not, merged ones
+    // with the commits their merge landed.
+    let on_default = |pr: &PullRequest| pr.base_ref == world.default_branch;
     let pulls: Vec<&PullRequest> = world
         .pulls
         .values()
         .filter(|pr| {
             (pr.open && pr.head_sha == sha)
-                || (pr.merge_commit_sha.as_deref() == Some(sha)
-                    && pr.base_ref == world.default_branch)
+                || (pr.merge_commit_sha.as_deref() == Some(sha) && on_default(pr))
+                || (pr.merged && on_default(pr) && pr.landed_commits.iter().any(|c| c == sha))
+                || (pr.open
+                    && world.graph.contains(sha)
+                    && world
+                        .pr_commits(pr.number)
+                        .is_some_and(|commits| commits.iter().any(|c| c == sha)))
         })
         .collect();
     Ok(paginate_with(world, ctx, &pulls, |pr| list_json(world, pr)))
@@ -178,6 +187,12 @@ fn pull_value(world: &World, pr: &PullRequest, full: bool) -> Value {
         "merge_commit_sha": pr.merge_commit_sha,
         "draft": pr.draft,
     });
+    // The counts a list leaves out: the graph's diff is only computed for one pull
+    // request.
+    let files = match full {
+        true => world.pr_files(n),
+        false => Vec::new(),
+    };
     // Two literals: one would pass `json!`'s recursion limit.
     let more = json!({
         "head": {
@@ -210,10 +225,10 @@ fn pull_value(world: &World, pr: &PullRequest, full: bool) -> Value {
         "comments": if full { world.comments.count_on(n) } else { 0 },
         "review_comments": 0,
         "maintainer_can_modify": false,
-        "commits": 1,
-        "additions": pr.files.iter().map(|f| f.additions).sum::<u64>(),
-        "deletions": pr.files.iter().map(|f| f.deletions).sum::<u64>(),
-        "changed_files": pr.files.len(),
+        "commits": if full { world.pr_commits(n).map_or(1, |c| c.len().max(1)) } else { 1 },
+        "additions": files.iter().map(|f| f.additions).sum::<u64>(),
+        "deletions": files.iter().map(|f| f.deletions).sum::<u64>(),
+        "changed_files": files.len(),
     });
     if let (Some(pull), Value::Object(more)) = (pull.as_object_mut(), more) {
         pull.extend(more);

@@ -4,7 +4,9 @@
 use quick_xml::events::Event;
 
 use crate::agent_state::error::BlockError;
-use crate::agent_state::xml::{next_event, read_text, reader, resolve_reference};
+use crate::agent_state::xml::{
+    next_event, read_text, reader, resolve_reference, unescape_attribute,
+};
 use crate::chars::{is_ignorable_space, show_hidden};
 
 /// A child element: its name, attributes (name, unescaped value) and text.
@@ -80,24 +82,8 @@ fn attributes(start: &quick_xml::events::BytesStart<'_>) -> Result<Vec<(String, 
         let attribute = attribute.map_err(|e| e.to_string())?;
         let key = attribute.key.0.to_owned();
         let raw = attribute.value.to_string();
-        out.push((key, unescape(&raw)?));
+        out.push((key, unescape_attribute(&raw)?));
     }
-    Ok(out)
-}
-
-/// Attribute values use the same five entities and numeric references as text.
-fn unescape(raw: &str) -> Result<String, String> {
-    let mut out = String::with_capacity(raw.len());
-    let mut rest = raw;
-    while let Some((before, after)) = rest.split_once('&') {
-        out.push_str(before);
-        let (reference, tail) = after
-            .split_once(';')
-            .ok_or("an `&` in an attribute is not followed by `;`")?;
-        out.push(resolve_reference(reference).map_err(|e| e.to_string())?);
-        rest = tail;
-    }
-    out.push_str(rest);
     Ok(out)
 }
 

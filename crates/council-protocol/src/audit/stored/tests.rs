@@ -216,3 +216,47 @@ fn a_hostile_omitted_count_saturates_instead_of_overflowing() {
     let stored = Stored::from_file(context);
     assert_eq!(stored.total_entries(), usize::MAX);
 }
+
+/// The acceptance run's attack: `timeline_omitted.count` = 2^63 − 1 (and the unsigned
+/// head to match) made every position overflow the store's integers. Counts beyond
+/// what any timeline holds are refused as tampering, from a comment and from a file.
+#[test]
+fn an_omitted_count_beyond_any_timeline_is_refused() {
+    use crate::audit::head::Head;
+    use crate::audit::timeline::MAX_ENTRIES;
+    use crate::audit::verify::{TamperKind, verify_document};
+    let full = merge(None, &ours("1", ("PASS", "PASS")), None).unwrap();
+    for count in [i64::MAX as u64, u64::MAX, MAX_ENTRIES + 1] {
+        let mut tail = full.clone();
+        tail.omitted.count = count as usize;
+        tail.omitted.head_hash = tail.context.timeline[0].prev_hash.clone();
+        tail.head = Some(Head::new(
+            tail.total_entries(),
+            &tail.context.timeline[1].hash.clone(),
+            None,
+        ));
+        let err = tail.verify(None).unwrap_err();
+        assert_eq!(err, StoredError::TooManyOmitted(count as usize));
+        assert!(err.to_string().contains("1,000,000,000"), "{err}");
+        // The comment's machine block, parsed as the ledger and `audit sync` do.
+        let parsed = parse(&render(&tail, &Links::default())).unwrap();
+        assert!(matches!(
+            parsed.verify(None),
+            Err(StoredError::TooManyOmitted(_))
+        ));
+        let mut doc = whole_file(&full);
+        doc["timeline_omitted"] =
+            serde_json::json!({"count": count, "head_hash": tail.omitted.head_hash});
+        assert!(matches!(
+            verify_document(&doc, None).unwrap_err().kind,
+            TamperKind::BadOmitted { .. }
+        ));
+    }
+    // At the bound it is only a (long) tail.
+    let mut tail = full.clone();
+    tail.omitted.count = MAX_ENTRIES as usize;
+    assert!(!matches!(
+        tail.verify(None),
+        Err(StoredError::TooManyOmitted(_))
+    ));
+}

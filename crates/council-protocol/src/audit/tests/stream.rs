@@ -439,6 +439,9 @@ fn the_first_problem_in_order_even_when_the_anchor_comes_last() {
 #[test]
 fn a_malformed_timeline_omitted_is_tampering() {
     let full = sealed(4, None);
+    assert!(
+        crate::audit::verify::COUNT_TOO_LARGE.contains(crate::audit::timeline::MAX_ENTRIES_SHOWN)
+    );
     for (omitted, why) in [
         (json!(null), "it is not an object"),
         (
@@ -457,6 +460,15 @@ fn a_malformed_timeline_omitted_is_tampering() {
         (
             json!({"count": 1, "head_hash": "sha256:nope"}),
             "\"head_hash\" is missing or malformed",
+        ),
+        // Positions beyond any timeline (2^63 - 1 overflowed the store's).
+        (
+            json!({"count": i64::MAX, "head_hash": full[0]["hash"]}),
+            crate::audit::verify::COUNT_TOO_LARGE,
+        ),
+        (
+            json!({"count": u64::MAX, "head_hash": full[0]["hash"]}),
+            crate::audit::verify::COUNT_TOO_LARGE,
         ),
     ] {
         let mut d = doc(full[1..].to_vec());

@@ -29,8 +29,8 @@ use serde_json::Value;
 use crate::json::{CheckSeed, Step, Stop, ValueSeed, duplicate, within};
 
 use super::{
-    EntryFacts, Omission, Tamper, TamperKind, VerifiedDocument, VerifyReport, at, check_entry,
-    link_error, printable, type_name, whole,
+    COUNT_TOO_LARGE, EntryFacts, MAX_ENTRIES, Omission, Tamper, TamperKind, VerifiedDocument,
+    VerifyReport, at, check_entry, link_error, printable, type_name, whole,
 };
 use crate::audit::chain::{
     EntryHasher, HASH_PREFIX, ZERO_HASH, decode_lower_hex_32, is_hash, split,
@@ -325,6 +325,7 @@ fn omission(value: &Value) -> Result<Omission, TamperKind> {
     };
     let count = match map.get("count").map(Value::as_u64) {
         Some(Some(0)) => return Err(bad("\"count\" is 0")),
+        Some(Some(n)) if n > MAX_ENTRIES => return Err(bad(COUNT_TOO_LARGE)),
         Some(Some(n)) => n,
         _ => return Err(bad("\"count\" is missing or not a whole number")),
     };

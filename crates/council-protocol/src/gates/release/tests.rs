@@ -36,6 +36,7 @@ fn open() -> OpenFacts {
         auto_merge: None,
         in_merge_queue: false,
         author: "agent".to_string(),
+        commit_authors: Vec::new(),
     }
 }
 
@@ -46,6 +47,8 @@ fn decide(policy: &Release, pipeline: Pipeline, open: Option<OpenFacts>) -> Vec<
         require_label: Some("bot-approved"),
         pipeline,
         open,
+        queue: false,
+        actor: None,
     };
     evaluate(&facts)
         .into_iter()
@@ -256,21 +259,25 @@ fn every_reason_to_wait_is_listed() {
             login: "alice".into(),
             state: "APPROVED".into(),
             bot: false,
+            commit: None,
         },
         ReviewFact {
             login: "bob".into(),
             state: "CHANGES_REQUESTED".into(),
             bot: false,
+            commit: None,
         },
         ReviewFact {
             login: "agent".into(),
             state: "APPROVED".into(),
             bot: false,
+            commit: None,
         },
         ReviewFact {
             login: "github-actions[bot]".into(),
             state: "APPROVED".into(),
             bot: true,
+            commit: None,
         },
     ];
     facts.auto_merge = Some(AutoMerge {
@@ -326,6 +333,41 @@ fn mergeability_holds_a_merge_and_an_unstable_state_does_not() {
             labels: Vec::new(),
             ..open()
         }),
+        queue: false,
+        actor: None,
     };
     assert!(evaluate(&facts).iter().all(|g| g.verdict == Verdict::Pass));
+}
+
+#[test]
+fn under_the_merge_queue_behind_is_ready_and_the_rest_still_waits() {
+    let policy = Release::default();
+    let with = |mergeable: Mergeable, queue: bool| {
+        let facts = ReleaseFacts {
+            policy: &policy,
+            require_label: Some("bot-approved"),
+            pipeline: pipeline(vec![run("ci", CheckState::Success)]),
+            open: Some(OpenFacts {
+                mergeable,
+                ..open()
+            }),
+            queue,
+            actor: None,
+        };
+        let gates = evaluate(&facts);
+        (gates[1].verdict, gates[1].timeline_message())
+    };
+    let (verdict, said) = with(Mergeable::Behind, true);
+    assert_eq!(verdict, Verdict::Pass);
+    insta::assert_snapshot!(said, @r#"Ready to queue head "1111111": mergeable (behind), tested on the current base by the queue, label "bot-approved"."#);
+    assert_eq!(with(Mergeable::Behind, false).0, Verdict::Pending);
+    for waits in [
+        Mergeable::Dirty,
+        Mergeable::Draft,
+        Mergeable::Unknown,
+        Mergeable::Blocked,
+    ] {
+        assert_eq!(with(waits, true).0, Verdict::Pending, "{waits:?}");
+    }
+    insta::assert_snapshot!(with(Mergeable::Clean, true).1, @r#"Ready to queue head "1111111": mergeable (clean), label "bot-approved"."#);
 }
