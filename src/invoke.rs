@@ -16,7 +16,7 @@ use crate::{app, exit, mcp};
 pub async fn invoke(args: &[OsString], vars: Vars, cwd: PathBuf, sink: Sink) -> i32 {
     let mut runner = vars.runner();
     runner.sink = sink.clone();
-    let cli = match Cli::parse_from_iter(args) {
+    let cli = match Cli::parse_with(args, &|name| vars.input(name)) {
         Ok(cli) => cli,
         Err(e) => return exit::refused(&runner, args, e),
     };

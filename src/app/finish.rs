@@ -6,7 +6,7 @@
 
 use super::audit_file;
 use super::effects::Executor;
-use super::ledger::Ledger;
+use super::ledger::{Ledger, Timing};
 use super::now;
 use super::run_json;
 use super::upload::{Upload, upload};
@@ -15,8 +15,8 @@ use crate::request::PipelineRequest;
 use crate::runner::Level;
 use council_github::artifact::artifact_name;
 use council_github::{GitHub, RepoName};
+use council_protocol::audit::ContextObject;
 use council_protocol::audit::stored::Links;
-use council_protocol::audit::{ContextObject, ReleaseStatus};
 use council_protocol::error::{Error, Outcome};
 use council_protocol::event::{Event, PullRequest};
 use council_protocol::gates::Verdict;
@@ -154,11 +154,13 @@ async fn confirm_landing(
                 .map(str::to_string),
             Err(e) => {
                 reports.push(unconfirmed(&merge, &e.to_string()));
+                result.effects.push(Effect::Merge(merge));
                 continue;
             }
         };
         let Some(landed) = landed else {
             reports.push(unconfirmed(&merge, "GitHub's answer names no base"));
+            result.effects.push(Effect::Merge(merge));
             continue;
         };
         let Some(misplaced) = release::misplaced(&merge, &landed) else {
@@ -239,6 +241,10 @@ async fn keep_ledger(
             artifact: Some(artifact_name(run.pr.number)),
         },
         stage: results.first().map_or(Stage::Guard, |r| r.stage),
+        timing: Timing {
+            now: chrono::Utc::now(),
+            unit: env.retry.base_delay,
+        },
     };
     let persisted = ledger.persist(ours).await;
     for warning in &persisted.warnings {
@@ -383,33 +389,14 @@ fn tell(
     ended
 }
 
-/// A release's status is what became of this run's own merge or revert (done, no release
-/// token, a head that moved), never what the stored ledger says happened earlier.
+/// A release's status is what became of this run's own effects (`reports` answer
+/// `result.effects` one for one): [`release::settle`] decides.
 fn settle_release(result: &mut StageResult, reports: &[EffectReport]) {
     let Status::Release(decided) = result.status else {
         return;
     };
-    let done = |action: &str| {
-        reports
-            .iter()
-            .any(|r| r.action == action && matches!(r.result, EffectResult::Done(_)))
-    };
-    let tried = |action: &str| {
-        reports
-            .iter()
-            .any(|r| r.action == action && !matches!(r.result, EffectResult::Skipped(_)))
-    };
-    let settled = if done("action:revert") {
-        ReleaseStatus::RolledBack
-    } else if done("action:merge") {
-        ReleaseStatus::Merged
-    } else if decided == ReleaseStatus::Eligible && tried("action:merge") {
-        // GitHub refused it (the head moved, the state changed) or it failed.
-        ReleaseStatus::Pending
-    } else {
-        decided
-    };
-    result.status = Status::Release(settled);
+    let done: Vec<(&Effect, &EffectReport)> = result.effects.iter().zip(reports).collect();
+    result.status = Status::Release(release::settle(decided, &done));
 }
 
 /// One error annotation per failed gate, naming the rule and the fix, and a notice per

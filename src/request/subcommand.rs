@@ -221,9 +221,12 @@ fn pipeline(request: PipelineRequest) -> Request {
 
 /// The event file: `--event`/`--event-name`, else the runner's.
 pub(super) fn event_source(args: &EventArgs, env: &RunEnv) -> Result<Option<EventSource>> {
+    // A path on the command line starts at the working directory, whatever the
+    // process's is (a test runs the app in-process).
     let path = args
         .event
-        .clone()
+        .as_ref()
+        .map(|p| env.cwd.join(p))
         .or_else(|| env.vars.get("GITHUB_EVENT_PATH").map(PathBuf::from));
     let name = args
         .event_name

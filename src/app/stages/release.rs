@@ -29,6 +29,7 @@ use council_protocol::policy::Policy;
 use council_protocol::render::text::Message;
 use council_protocol::review::{ContextCheck, DiffFacts};
 use council_protocol::stage::Stage;
+use council_protocol::stage::release::merged::{self, MergedFacts, Referrer, Trigger};
 use council_protocol::stage::release::{
     ReleaseStage, ReviewReading, evaluate as decide, waits_only_for_review,
 };
@@ -55,13 +56,6 @@ pub async fn evaluate(input: &StageInput<'_>) -> Result<Evaluated> {
     }
     let skip = |why: String| Ok(Evaluated::Skipped(skipped_note(Stage::Release, &why)));
     if rollup.merged {
-        if pr.state != "closed" || !post_merge_allowed(input) {
-            return skip(format!(
-                "#{} is already merged; its post-merge check runs on a push to (or a \
-                 workflow_run of this repository on) {}",
-                pr.number, pr.base_ref
-            ));
-        }
         return post_merge(input, gh, rollup, shape).await;
     }
     if rollup.state != "OPEN" {
@@ -86,16 +80,18 @@ async fn read(
         })
 }
 
-/// After the merge only a push to the base, a workflow run of this repository there, or
-/// an explicit `release` command looks at the merge commit (SPEC: rollback runs on
-/// those; a fork's workflow run can be made to name any commit and branch).
-fn post_merge_allowed(input: &StageInput) -> bool {
+/// What set this run off, as the post-merge rule reads it.
+fn trigger(input: &StageInput) -> Trigger {
     let event = input.event;
     match event.name.as_str() {
-        "push" => true,
-        "workflow_run" => !event.run_is_from_fork(),
+        "push" => Trigger::Push,
+        "workflow_run" if event.run_is_from_fork() => Trigger::ForkWorkflowRun,
+        "workflow_run" => Trigger::OwnWorkflowRun,
         // `council release --pr N`, or the action's `command: release`.
-        _ => input.req.command == Command::Release && input.req.invoked_as == "release",
+        _ if input.req.command == Command::Release && input.req.invoked_as == "release" => {
+            Trigger::Explicit
+        }
+        _ => Trigger::Other,
     }
 }
 
@@ -252,36 +248,28 @@ async fn post_merge(
         .as_ref()
         .map(|a| a.rest_login())
         .unwrap_or_default();
-    let Some(release) = input.clients.release.as_ref() else {
-        return skip(format!(
-            "#{} is merged; without a `release-token` council cannot tell whether the merge \
-             was its own, so its merge commit is not checked or reverted",
-            pr.number
-        ));
+    let referrers = referrers(&rollup);
+    let mut facts = MergedFacts {
+        number: pr.number,
+        base: &pr.base_ref,
+        closed: pr.state == "closed",
+        trigger: trigger(input),
+        merged_by: &merged_by,
+        release_token: input.clients.release.is_some(),
+        release_identity: None,
+        referrers: &referrers,
     };
-    let Some(ours) = release.identity().await else {
-        return skip(format!(
-            "#{} is merged, but the release token's identity could not be read, so whether \
-             council made the merge is unknown: nothing is checked or reverted",
-            pr.number
-        ));
-    };
-    if merged_by.is_empty() || !merged_by.eq_ignore_ascii_case(&ours.login) {
-        let by = match merged_by.as_str() {
-            "" => "someone GitHub does not name".to_string(),
-            login => format!("`{login}`"),
-        };
-        return skip(format!(
-            "#{} was merged by {by}, not by the release token (`{}`): not council's merge to \
-             check or revert",
-            pr.number, ours.login
-        ));
+    // The event alone may rule it out: then no request is made for the identity.
+    if let Err(why) = merged::triggered(&facts) {
+        return skip(why);
     }
-    if let Some(revert) = reverted_by(&rollup, &ours.login) {
-        return skip(format!(
-            "#{} was already reverted by #{revert} (ROLLED_BACK)",
-            pr.number
-        ));
+    let identity = match input.clients.release.as_ref() {
+        Some(release) => release.identity().await.map(|i| i.login),
+        None => None,
+    };
+    facts.release_identity = identity.as_deref();
+    if let Err(why) = merged::may_check(&facts) {
+        return skip(why);
     }
     let pipeline = pipeline(input.env, gh, &rollup, true, &mut shape).await?;
     let stage = ReleaseStage {
@@ -303,19 +291,25 @@ async fn post_merge(
     Ok(Evaluated::Decided(result))
 }
 
-/// The revert pull request `login` opened for this one, if any: GitHub names its branch
-/// `revert-<number>-<head>`, and it refers to the reverted pull request.
-fn reverted_by(rollup: &RollupPr, login: &str) -> Option<u64> {
-    let prefix = format!("revert-{}-", rollup.number);
-    rollup.timeline_items.iter().find_map(|item| {
-        let source = item.source.as_ref()?;
-        let by_us = source
-            .author
-            .as_ref()
-            .is_some_and(|a| a.rest_login().eq_ignore_ascii_case(login));
-        let branch = source.head_ref_name.as_deref()?;
-        (by_us && branch.starts_with(&prefix)).then_some(source.number?)
-    })
+/// The pull requests that refer to a merged one (its revert among them), as the
+/// post-merge rule reads them.
+fn referrers(rollup: &RollupPr) -> Vec<Referrer> {
+    rollup
+        .timeline_items
+        .iter()
+        .filter_map(|item| {
+            let source = item.source.as_ref()?;
+            Some(Referrer {
+                number: source.number?,
+                head_ref: source.head_ref_name.clone()?,
+                author: source
+                    .author
+                    .as_ref()
+                    .map(|a| a.rest_login())
+                    .unwrap_or_default(),
+            })
+        })
+        .collect()
 }
 
 /// A summary note when the server did not know some fields of the query.

@@ -10,11 +10,10 @@ use council_github::{ApiError, GitHub};
 use council_protocol::assistant_context;
 use council_protocol::error::{Error, Result};
 use council_protocol::event::PullRequest;
-use council_protocol::gates::release::short;
 use council_protocol::policy::Policy;
-use council_protocol::render::text::Message;
 use council_protocol::review::{ContextCheck, DiffFacts, ReviewFacts, is_assistant_context};
 use council_protocol::stage::Stage;
+use council_protocol::stage::review::{self, HeadNow};
 
 /// ASSISTANT_CONTEXT files read at most (one request each); more are reported unread.
 const MAX_CONTEXT_FILES: usize = 20;
@@ -26,21 +25,16 @@ pub async fn evaluate(input: &StageInput<'_>) -> Result<Evaluated> {
         })?;
     let pr = input.pr;
     let (diff, context_files) = read_diff(gh, pr, input.policy).await?;
-    let head_now = head_now(gh, pr.number).await?;
-    if let Some(now) = head_now.as_deref()
-        && now != pr.head_sha
-    {
-        return Ok(Evaluated::Skipped(skipped_note(
-            Stage::Review,
-            &format!(
-                "the head of #{} moved from {} to {} since the event; the run for the new head \
-                 decides",
-                pr.number,
-                short(&pr.head_sha),
-                short(now),
-            ),
-        )));
-    }
+    let unread = match review::head_now(pr, head_now(gh, pr.number).await?.as_deref()) {
+        HeadNow::MovedOn(why) => {
+            return Ok(Evaluated::Skipped(skipped_note(
+                Stage::Review,
+                &why.plain(),
+            )));
+        }
+        HeadNow::Unread(note) => Some(note),
+        HeadNow::Same => None,
+    };
     let mut result = council_protocol::stage::review::evaluate(&ReviewFacts {
         pr,
         policy: &input.policy.review,
@@ -48,13 +42,7 @@ pub async fn evaluate(input: &StageInput<'_>) -> Result<Evaluated> {
         context_files: &context_files,
         actor: None,
     });
-    if head_now.is_none() {
-        result.notes.push(Message::new().text(format!(
-            "review: the head of #{} could not be read again (404); the verdict is about {}",
-            pr.number,
-            short(&pr.head_sha)
-        )));
-    }
+    result.notes.extend(unread);
     Ok(Evaluated::Decided(result))
 }
 
