@@ -1,6 +1,9 @@
 //! The artifact upload against fakes of the Results service (Twirp JSON) and the blob store,
 //! and the REST download against a fake API with a redirect to a second host (spec §7).
 
+#![allow(clippy::unwrap_used)] // a test: a panic is its failure, with the message
+#![allow(clippy::string_slice)] // test code: a panic there is a failing test
+
 use std::io::{Cursor, Read};
 use std::net::SocketAddr;
 use std::sync::Arc;
