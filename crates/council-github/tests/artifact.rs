@@ -514,10 +514,8 @@ async fn a_token_without_actions_results_fails_before_any_request() {
         let report = upload(&e, &request(AUDIT), &options()).await;
         assert!(matches!(failed(&report), ArtifactError::Token(_)));
         assert_eq!(report.requests, 0);
-        let code = agent_council::exit::code(&council_protocol::error::Error::from(
-            report.result.unwrap_err(),
-        ));
-        assert_eq!(code, 3);
+        let kind = council_protocol::error::Error::from(report.result.unwrap_err()).kind();
+        assert_eq!(kind, council_protocol::error::Kind::Service);
     }
     assert!(results.received_requests().await.unwrap().is_empty());
 }
@@ -1019,8 +1017,8 @@ async fn a_digest_mismatch_is_rejected() {
         "{e:?}"
     );
     assert!(e.to_string().contains("re-run the job"));
-    let code = agent_council::exit::code(&council_protocol::error::Error::from(e));
-    assert_eq!(code, 3);
+    let kind = council_protocol::error::Error::from(e).kind();
+    assert_eq!(kind, council_protocol::error::Kind::Service);
 }
 
 #[tokio::test]
