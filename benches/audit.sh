@@ -10,6 +10,9 @@
 #      sync's figures), then every `audit query` question on each store, median of R runs.
 #   3. `audit report --html` (its time and the page's size) and the time headless Chromium
 #      takes to draw the page; `audit verify` over the whole store.
+#   `policy simulate` runs over the first store (N pull requests): under the world's own
+#   policy (nothing changes) and under one that lets every branch in (most verdicts flip,
+#   each printed).
 #
 #   benches/audit.sh [--pulls N] [--entries M] [--runs R]
 #
@@ -231,6 +234,17 @@ counted=$(requests reset)
 row "second sync, nothing changed: wall time" "$(shown "$ms")"
 row "second sync, nothing changed: requests" "$(total "$counted")" "1"
 stop_fake
+
+# policy simulate exits 1 when a verdict would change: that is its answer, not a failure.
+simulate() {
+	local code=0
+	"$council" policy simulate "$@" --database-url "$db" >/dev/null 2>&1 || code=$?
+	((code <= 1))
+}
+printf 'branches:\n  rules:\n    - {pattern: "**", targets: [main, develop]}\n' >"$work/sync/open.yml"
+row "policy simulate $pulls PRs, nothing changes" "$(shown "$(median_ms simulate "$work/sync/council.yml")")" "< 1 s"
+changed=$("$council" policy simulate "$work/sync/open.yml" --database-url "$db" --json 2>/dev/null | jq -r .counts.changed || true)
+row "policy simulate $pulls PRs, $changed change" "$(shown "$(median_ms simulate "$work/sync/open.yml")")" "< 1 s"
 
 # ---------------------------------------------------------------- 2. the big stores
 echo "-- 2. a world of $pulls pull requests × about $entries entries into SQLite and PostgreSQL"

@@ -152,6 +152,14 @@ class World:
                          "state": "open", "html_url": f"https://github.com/{REPO}/issues/{n}"}
         if m := re.fullmatch(r"/pulls/(\d+)/files", p):
             return 200, self.pr_files.get(int(m.group(1)), [])
+        if m := re.fullmatch(r"/compare/([^/]+)\.\.\.([^/]+)", p):
+            # The review's diff between two SHAs: the files of the pull request whose head
+            # is the compare's head.
+            head = unquote(m.group(2))
+            files = next((self.pr_files.get(n, []) for n, pr in self.pulls.items()
+                          if pr["head"]["sha"] == head), [])
+            return 200, {"status": "ahead", "ahead_by": 1, "behind_by": 0,
+                         "total_commits": 1, "commits": [], "files": files}
         if m := re.fullmatch(r"/pulls/(\d+)/merge", p):
             pr = self.pulls.get(int(m.group(1)))
             if pr is None:

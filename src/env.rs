@@ -58,11 +58,19 @@ const READ: &[&str] = &[
 ];
 
 impl Vars {
+    /// The variables this program reads, and every action input (`INPUT_*`).
     pub fn from_process() -> Vars {
+        // A variable that is not UTF-8 is none of ours (`vars()` would panic on it).
+        let pairs = std::env::vars_os()
+            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)));
         Vars::from_pairs(
-            READ.iter()
-                .filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v))),
+            pairs.filter(|(k, _)| READ.contains(&k.as_str()) || k.starts_with("INPUT_")),
         )
+    }
+
+    /// An action input's variable as the runner set it (`INPUT_DRY-RUN`), blank or not.
+    pub fn input(&self, name: &str) -> Option<String> {
+        self.vars.get(name).cloned()
     }
 
     pub fn from_pairs(pairs: impl IntoIterator<Item = (String, String)>) -> Vars {
@@ -85,6 +93,7 @@ impl Vars {
             actions: self.in_actions(),
             output_path: self.get("GITHUB_OUTPUT").map(PathBuf::from),
             summary_path: self.get("GITHUB_STEP_SUMMARY").map(PathBuf::from),
+            sink: crate::runner::Sink::Process,
         }
     }
 

@@ -7,26 +7,80 @@ use std::ffi::OsString;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
 use crate::runner::Runner;
-use council_protocol::error::{Error, Outcome};
+use council_protocol::error::{Error, Kind, Outcome};
 use council_protocol::stage::Outputs;
 
-/// Ends the process with an outcome's code.
-pub fn with(outcome: Outcome) -> ! {
-    std::process::exit(outcome.exit_code())
+/// The contract's exit code of an error's kind: 1 tampering was found (a result, like a
+/// failed gate), 2 bad usage, policy or input, 3 a service failed after bounded retries.
+pub fn kind_code(kind: Kind) -> i32 {
+    match kind {
+        Kind::Tampered => 1,
+        Kind::BadInput => 2,
+        Kind::Service => 3,
+    }
 }
 
-/// Ends the process on an error that stopped the run before (or instead of) a verdict.
-pub fn failed(runner: &Runner, e: &Error) -> ! {
+pub fn code(e: &Error) -> i32 {
+    kind_code(e.kind())
+}
+
+/// The exit code of how a run ended: 0 passed, 1 a gate failed, 3 every gate passed and
+/// an effect failed; an undecided stage, its error's.
+pub fn outcome_code(outcome: Outcome) -> i32 {
+    match outcome {
+        Outcome::Passed => 0,
+        Outcome::GateFailed => 1,
+        Outcome::EffectFailed => 3,
+        Outcome::Unfinished(kind) => kind_code(kind),
+    }
+}
+
+/// A one-line title for the error's `::error title=…::` annotation.
+pub fn title(e: &Error) -> &'static str {
+    match e {
+        Error::Usage(_) => "council: bad usage",
+        Error::Event { .. } => "council: bad event",
+        Error::Policy { .. } => "council: bad policy",
+        Error::Input(_) => "council: bad input",
+        Error::Io { .. } => "council: file error",
+        Error::Api(_) => "council: GitHub API failed",
+        Error::Artifact(_) => "council: artifact upload failed",
+        Error::Tampered(_) => "council: audit file tampered",
+        Error::Store(_) => "council: audit store failed",
+    }
+}
+
+/// The step summary's section for an error.
+pub fn summary_section(e: &Error) -> String {
+    format!(
+        "### agent-council · error\n\n{}\n",
+        council_protocol::render::text::escape_text(&e.to_string())
+    )
+}
+
+/// No token for the GitHub API where one is needed; `why` says what needs it. The fix
+/// names every way to give one, for a workflow and for the CLI.
+pub fn no_token(why: impl std::fmt::Display) -> Error {
+    Error::Usage(format!(
+        "no GitHub token: {why}. In a workflow set the `github-token` input (its default \
+         `${{{{ github.token }}}}` is enough); on the CLI set GH_TOKEN or GITHUB_TOKEN"
+    ))
+}
+
+/// The code of an error that stopped the run before (or instead of) a verdict, once
+/// told.
+pub fn failed(runner: &Runner, e: &Error) -> i32 {
     let _ = runner.set_outputs(&Outputs::pending().pairs());
     runner.report(e);
-    std::process::exit(e.exit_code())
+    code(e)
 }
 
-/// Ends the process on a command line clap refused. Help and version are not errors. In
-/// Actions an input with a bad value (`INPUT_DRY-RUN=yes`) is a usage error like any
-/// other (outputs, annotation, exit 2); on a terminal clap says it, or, when flags of a
-/// subcommand came before its name, where they go.
-pub fn refused(runner: &Runner, args: &[OsString], e: clap::Error) -> ! {
+/// The code of a command line clap refused, once told. Help and version are not errors
+/// (exit 0, on stdout). In Actions an input with a bad value (`INPUT_DRY-RUN=yes`) is a
+/// usage error like any other (outputs, annotation, exit 2), and so is a bad value on a
+/// terminal (one line); flags of a subcommand given before its name are told where they
+/// go; anything else is clap's own message.
+pub fn refused(runner: &Runner, args: &[OsString], e: clap::Error) -> i32 {
     let help = matches!(
         e.kind(),
         ErrorKind::DisplayHelp
@@ -34,9 +88,21 @@ pub fn refused(runner: &Runner, args: &[OsString], e: clap::Error) -> ! {
             | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
     );
     if !help && (runner.actions || e.kind() == ErrorKind::ValueValidation) {
-        failed(runner, &Error::Usage(usage_message(&e)));
+        return failed(runner, &Error::Usage(usage_message(&e)));
     }
-    crate::cli::flag_order::exit(args, e)
+    if !help && let Some(hint) = crate::cli::flag_order::hint(args) {
+        runner.eprintln(&format!(
+            "error: {}",
+            council_protocol::redact::shown(&hint)
+        ));
+        return 2;
+    }
+    let text = e.render().to_string();
+    match e.use_stderr() {
+        true => runner.sink_stderr(&text),
+        false => runner.print(&text),
+    }
+    e.exit_code()
 }
 
 /// A refused value said as the contract says bad input: which input, what is wrong
@@ -63,5 +129,28 @@ fn usage_message(e: &clap::Error) -> String {
             }
         }
         _ => line.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_follow_the_contract() {
+        assert_eq!(code(&Error::Usage("x".into())), 2);
+        let policy = Error::Policy {
+            location: "a:1:1".into(),
+            message: "m".into(),
+        };
+        assert_eq!(code(&policy), 2);
+        assert_eq!(code(&Error::Api("x".into())), 3);
+        assert_eq!(code(&Error::Artifact("x".into())), 3);
+        assert_eq!(code(&Error::Store("x".into())), 3);
+        assert_eq!(code(&Error::Tampered("x".into())), 1);
+        assert_eq!(outcome_code(Outcome::Passed), 0);
+        assert_eq!(outcome_code(Outcome::GateFailed), 1);
+        assert_eq!(outcome_code(Outcome::EffectFailed), 3);
+        assert_eq!(outcome_code(Outcome::Unfinished(Kind::BadInput)), 2);
     }
 }

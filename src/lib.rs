@@ -13,6 +13,7 @@ pub mod app;
 pub mod cli;
 pub mod env;
 pub mod exit;
+pub mod invoke;
 pub mod mcp;
 pub mod request;
 pub mod runner;

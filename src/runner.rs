@@ -4,15 +4,60 @@
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use council_protocol::error::{Error, Result};
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Runner {
     /// Inside GitHub Actions: emit workflow commands rather than plain messages.
     pub actions: bool,
     pub output_path: Option<PathBuf>,
     pub summary_path: Option<PathBuf>,
+    /// Where stdout and stderr go: the process's, or (a run inside a test) a buffer.
+    pub sink: Sink,
+}
+
+/// What a run prints: on the process's stdout and stderr, or kept (a test runs the app
+/// in-process and reads what a workflow would have seen).
+#[derive(Debug, Clone, Default)]
+pub enum Sink {
+    #[default]
+    Process,
+    Captured(Arc<Captured>),
+}
+
+/// Everything a run printed, by stream.
+#[derive(Debug, Default)]
+pub struct Captured {
+    pub stdout: Mutex<String>,
+    pub stderr: Mutex<String>,
+}
+
+impl Sink {
+    /// A new buffer, and the sink that fills it.
+    pub fn capture() -> (Sink, Arc<Captured>) {
+        let captured = Arc::new(Captured::default());
+        (Sink::Captured(Arc::clone(&captured)), captured)
+    }
+
+    fn write(&self, stderr: bool, text: &str) {
+        match self {
+            Sink::Process if stderr => {
+                let _ = std::io::stderr().lock().write_all(text.as_bytes());
+            }
+            Sink::Process => {
+                let _ = std::io::stdout().lock().write_all(text.as_bytes());
+            }
+            Sink::Captured(c) => {
+                let stream = if stderr { &c.stderr } else { &c.stdout };
+                stream
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+                    .push_str(text);
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +78,26 @@ impl Level {
 }
 
 impl Runner {
+    /// Text on stdout, as `print!` (the result of a command: JSON, a table).
+    pub fn print(&self, text: &str) {
+        self.sink.write(false, text);
+    }
+
+    /// A line on stdout, as `println!`.
+    pub fn println(&self, line: &str) {
+        self.sink.write(false, &format!("{line}\n"));
+    }
+
+    /// Text on stderr, as `eprint!`.
+    pub fn sink_stderr(&self, text: &str) {
+        self.sink.write(true, text);
+    }
+
+    /// A line on stderr, as `eprintln!` (what is said about a run, on a terminal).
+    pub fn eprintln(&self, line: &str) {
+        self.sink.write(true, &format!("{line}\n"));
+    }
+
     /// Writes outputs in the heredoc form, safe for any value.
     pub fn set_outputs(&self, outputs: &[(&str, String)]) -> Result<()> {
         let Some(path) = &self.output_path else {
@@ -54,9 +119,9 @@ impl Runner {
 
     pub fn annotate(&self, level: Level, title: &str, message: &str) {
         if self.actions {
-            println!("{}", workflow_command(level, title, message));
+            self.println(&workflow_command(level, title, message));
         } else {
-            eprintln!("{}", terminal_line(level, title, message));
+            self.eprintln(&terminal_line(level, title, message));
         }
     }
 
@@ -64,8 +129,8 @@ impl Runner {
     /// command: on a terminal `error: <what went wrong and the fix>` on stderr; in Actions
     /// an `::error title=…::` annotation and a section of the step summary.
     pub fn report(&self, e: &council_protocol::error::Error) {
-        self.error(e.title(), &e.to_string());
-        let _ = self.append_summary(&e.summary_section());
+        self.error(crate::exit::title(e), &e.to_string());
+        let _ = self.append_summary(&crate::exit::summary_section(e));
     }
 
     /// An error in the one style of every command: an `::error title=…::` annotation in
@@ -73,9 +138,9 @@ impl Runner {
     /// wrong and how to fix it (the title is for the annotation only).
     pub fn error(&self, title: &str, message: &str) {
         if self.actions {
-            println!("{}", workflow_command(Level::Error, title, message));
+            self.println(&workflow_command(Level::Error, title, message));
         } else {
-            eprintln!("error: {}", terminal_text(message));
+            self.eprintln(&format!("error: {}", terminal_text(message)));
         }
     }
 
@@ -83,7 +148,7 @@ impl Runner {
     /// place, for logs and the terminal).
     pub fn annotate_at(&self, level: Level, title: &str, at: &FileLine, message: &str) {
         if self.actions {
-            println!(
+            self.println(&format!(
                 "::{} file={},line={},col={},title={}::{}",
                 level.command(),
                 escape_property(&at.file),
@@ -91,9 +156,9 @@ impl Runner {
                 at.column,
                 escape_property(title),
                 escape_data(message)
-            );
+            ));
         } else {
-            eprintln!("{}", terminal_line(level, title, message));
+            self.eprintln(&terminal_line(level, title, message));
         }
     }
 }
@@ -296,6 +361,7 @@ mod tests {
             actions: true,
             output_path: Some(dir.path().join("out")),
             summary_path: Some(dir.path().join("summary")),
+            sink: Sink::Process,
         };
         runner
             .set_outputs(&[("a", "1".into()), ("b", "x\ny".into())])

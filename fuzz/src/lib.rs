@@ -4,8 +4,8 @@
 //! and read again, and must come back the same.
 //!
 //! The same file is compiled twice: by `fuzz/fuzz_targets/*.rs` (cargo-fuzz), and by
-//! `tests/integration/fuzz_seeds.rs`, which replays every committed seed and every crash
-//! the fuzzers found through these functions on each `cargo test`.
+//! `crates/council-protocol/tests/fuzz_seeds.rs`, which replays every committed seed and
+//! every crash the fuzzers found through these functions on each `cargo test`.
 
 use std::io::Cursor;
 

@@ -6,7 +6,7 @@
 
 use super::audit_file;
 use super::effects::Executor;
-use super::ledger::Ledger;
+use super::ledger::{Ledger, Timing};
 use super::now;
 use super::run_json;
 use super::upload::{Upload, upload};
@@ -15,9 +15,10 @@ use crate::request::PipelineRequest;
 use crate::runner::Level;
 use council_github::artifact::artifact_name;
 use council_github::{GitHub, RepoName};
+use council_protocol::audit::ContextObject;
+use council_protocol::audit::ReleaseStatus;
 use council_protocol::audit::stored::Links;
 use council_protocol::audit::timeline::{Record, new_entry};
-use council_protocol::audit::{ContextObject, ReleaseStatus};
 use council_protocol::error::{Error, Outcome};
 use council_protocol::event::{Event, PullRequest};
 use council_protocol::gates::{GateOutcome, Verdict};
@@ -251,11 +252,13 @@ async fn confirm_landing(
                 .map(str::to_string),
             Err(e) => {
                 reports.push(unconfirmed(&merge, &e.to_string()));
+                result.effects.push(Effect::Merge(merge));
                 continue;
             }
         };
         let Some(landed) = landed else {
             reports.push(unconfirmed(&merge, "GitHub's answer names no base"));
+            result.effects.push(Effect::Merge(merge));
             continue;
         };
         let Some(misplaced) = release::misplaced(&merge, &landed) else {
@@ -336,6 +339,10 @@ async fn keep_ledger(
             artifact: Some(artifact_name(run.pr.number)),
         },
         stage,
+        timing: Timing {
+            now: chrono::Utc::now(),
+            unit: env.retry.base_delay,
+        },
     };
     let persisted = ledger.persist(ours).await;
     for warning in &persisted.warnings {
@@ -435,7 +442,7 @@ fn tell(
         announce_queue(env, &queue.gates);
     }
     if let Some(e) = unfinished {
-        env.runner.error(e.title(), &e.to_string());
+        env.runner.error(crate::exit::title(e), &e.to_string());
     }
     let effects: Vec<EffectReport> = shown.done.into_iter().map(|d| d.report).collect();
     let report = RunReport {
@@ -447,7 +454,7 @@ fn tell(
     let mut markdown = summary::markdown(&report);
     if let Some(e) = unfinished {
         markdown.push('\n');
-        markdown.push_str(&e.summary_section());
+        markdown.push_str(&crate::exit::summary_section(e));
     }
     let mut outputs = Outputs::of_results(results);
     if let Some(status) = queue.release
@@ -471,7 +478,7 @@ fn tell(
     let mut ended = outcome(
         results,
         effects.iter().any(EffectReport::failed),
-        unfinished.map(Error::exit_code),
+        unfinished.map(Error::kind),
     );
     if queue.gates.iter().any(|g| g.verdict == Verdict::Fail) {
         ended = ended.worst(Outcome::GateFailed);
@@ -482,43 +489,24 @@ fn tell(
             &run.repo.full(),
             &report,
             &outputs,
-            ended.exit_code(),
+            crate::exit::outcome_code(ended),
             unfinished,
         );
-        println!("{json}");
+        env.runner.println(&json.to_string());
     } else if !env.in_actions {
-        print!("{}", summary::plain(&report));
+        env.runner.print(&summary::plain(&report));
     }
     ended
 }
 
-/// A release's status is what became of this run's own merge or revert (done, no release
-/// token, a head that moved), never what the stored ledger says happened earlier.
+/// A release's status is what became of this run's own effects (`reports` answer
+/// `result.effects` one for one): [`release::settle`] decides.
 fn settle_release(result: &mut StageResult, reports: &[EffectReport]) {
     let Status::Release(decided) = result.status else {
         return;
     };
-    let done = |action: &str| {
-        reports
-            .iter()
-            .any(|r| r.action == action && matches!(r.result, EffectResult::Done(_)))
-    };
-    let tried = |action: &str| {
-        reports
-            .iter()
-            .any(|r| r.action == action && !matches!(r.result, EffectResult::Skipped(_)))
-    };
-    let settled = if done("action:revert") {
-        ReleaseStatus::RolledBack
-    } else if done("action:merge") {
-        ReleaseStatus::Merged
-    } else if decided == ReleaseStatus::Eligible && tried("action:merge") {
-        // GitHub refused it (the head moved, the state changed) or it failed.
-        ReleaseStatus::Pending
-    } else {
-        decided
-    };
-    result.status = Status::Release(settled);
+    let done: Vec<(&Effect, &EffectReport)> = result.effects.iter().zip(reports).collect();
+    result.status = Status::Release(release::settle(decided, &done));
 }
 
 /// The merge queue's failed verdicts, as a failed gate is told.

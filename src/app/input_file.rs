@@ -98,7 +98,7 @@ mod tests {
             "@missing",
         ] {
             let error = resolve(dir.path(), raw).unwrap_err();
-            assert_eq!(error.exit_code(), 2, "{raw}");
+            assert_eq!(crate::exit::code(&error), 2, "{raw}");
             assert!(error.to_string().starts_with("input `memory`"), "{error}");
         }
         assert_eq!(

@@ -54,6 +54,17 @@ pub struct Ledger<'a> {
     pub links: Links,
     /// The first stage of this run: it records a ledger reset.
     pub stage: Stage,
+    /// The run's clock and the unit of its waits (the retry policy's base delay): the
+    /// read-back pauses are multiples of it, so that a test with a 1 ms base never
+    /// sleeps for them, and "recently written" is judged at this run's instant.
+    pub timing: Timing,
+}
+
+/// When the run is, and how long its shortest wait is.
+#[derive(Debug, Clone, Copy)]
+pub struct Timing {
+    pub now: chrono::DateTime<chrono::Utc>,
+    pub unit: Duration,
 }
 
 /// What the write rounds carry over: the artifacts are read once, and the rejected
@@ -127,6 +138,7 @@ impl Ledger<'_> {
             return out;
         };
         let mut state = Rounds::default();
+        let mut last: Option<Stored> = None;
         for round in 1..=ROUNDS {
             let comments = match marked_comment::find(gh, self.pr.number, MARKER).await {
                 Ok(found) => found,
@@ -149,12 +161,18 @@ impl Ledger<'_> {
                 .await
             {
                 Some(effect) => {
+                    // Once, for the round that stood: the audit file's whole timeline
+                    // (it may need the artifacts of older runs).
+                    out.context = self.full_context(gh, &merged, &mut out).await;
                     out.effect = Some(effect);
                     return out;
                 }
                 // Another run wrote over ours: read again and merge again.
-                None => continue,
+                None => last = Some(merged),
             }
+        }
+        if let Some(merged) = last {
+            out.context = self.full_context(gh, &merged, &mut out).await;
         }
         out.effect = Some(failed(format!(
             "other runs kept overwriting the Context Object comment; gave up after {ROUNDS} rounds"
@@ -178,7 +196,8 @@ impl Ledger<'_> {
             out.warnings
                 .extend(adopted.rejected.iter().map(Rejected::warning));
         }
-        let contended = adopted.verified.len() > 1 || recently_written(adopted.verified.first());
+        let contended = adopted.verified.len() > 1
+            || recently_written(adopted.verified.first(), self.timing.now);
         let mut verified = adopted.verified.into_iter();
         if let Some(first) = verified.next() {
             return Start {
@@ -221,25 +240,31 @@ impl Ledger<'_> {
         out: &mut Persisted,
     ) -> Option<EffectReport> {
         let (_, body) = stored::render_fitting(merged.clone(), &self.links);
-        out.context = self.full_context(gh, merged, out).await;
         let written = match self.write(comments.first(), &body).await {
             Ok(comment) => comment,
             Err(effect) => return Some(effect),
         };
         out.warnings
             .extend(self.delete(comments.iter().skip(1)).await);
-        confirmed(gh, written.id, ours, written.body(), contended)
-            .await
-            .then(|| {
-                EffectReport::new(
-                    "action:comment",
-                    EffectResult::Done(
-                        Message::new()
-                            .text("Context Object comment: ")
-                            .link(&written.html_url),
-                    ),
-                )
-            })
+        confirmed(
+            gh,
+            written.id,
+            ours,
+            written.body(),
+            contended,
+            self.timing.unit,
+        )
+        .await
+        .then(|| {
+            EffectReport::new(
+                "action:comment",
+                EffectResult::Done(
+                    Message::new()
+                        .text("Context Object comment: ")
+                        .link(&written.html_url),
+                ),
+            )
+        })
     }
 
     /// Writes the comment through the executor (unless it already says `body`: an
@@ -587,11 +612,13 @@ fn write_failed(e: ApiError, pr: &PullRequest) -> EffectReport {
     }
 }
 
-/// Pauses (ms ranges) before each read-back. A quiet comment is checked once; when
-/// another run touched it recently, checking goes on for a few seconds, so that a run
-/// which read an older version and writes late is caught while we can still re-merge.
-const QUIET: &[(u64, u64)] = &[(150, 400)];
-const CONTENDED: &[(u64, u64)] = &[(150, 400), (600, 1_200), (1_500, 2_500)];
+/// Pauses before each read-back, in thousandths of the run's wait unit (the retry
+/// policy's base delay, 500 ms by default: 150–400 ms, then 0.6–1.2 s and 1.5–2.5 s). A
+/// quiet comment is checked once; when another run touched it recently, checking goes on
+/// for a few seconds, so that a run which read an older version and writes late is
+/// caught while we can still re-merge.
+const QUIET: &[(u64, u64)] = &[(300, 800)];
+const CONTENDED: &[(u64, u64)] = &[(300, 800), (1_200, 2_400), (3_000, 5_000)];
 
 /// The comment holds every entry of ours, and keeps holding them while others write.
 async fn confirmed(
@@ -600,6 +627,7 @@ async fn confirmed(
     ours: &ContextObject,
     written: &str,
     mut contended: bool,
+    unit: Duration,
 ) -> bool {
     let mut step = 0;
     loop {
@@ -608,9 +636,10 @@ async fn confirmed(
             return true;
         };
         step += 1;
-        tokio::time::sleep(Duration::from_millis(council_github::jitter::in_range(
-            low, high,
-        )))
+        let permille = council_github::jitter::in_range(low, high);
+        tokio::time::sleep(
+            unit.saturating_mul(u32::try_from(permille).unwrap_or(u32::MAX)) / 1_000,
+        )
         .await;
         let Ok(comment) = gh.get_comment(id).await else {
             return false;
@@ -625,13 +654,12 @@ async fn confirmed(
     }
 }
 
-/// Another run wrote the ledger in the last two minutes: runs may be overlapping.
-fn recently_written(stored: Option<&Stored>) -> bool {
+/// Another run wrote the ledger in the two minutes before `now`: runs may be
+/// overlapping.
+fn recently_written(stored: Option<&Stored>, now: chrono::DateTime<chrono::Utc>) -> bool {
     stored
         .and_then(|s| chrono::DateTime::parse_from_rfc3339(&s.context.timestamp).ok())
-        .is_some_and(|t| {
-            chrono::Utc::now().signed_duration_since(t) < chrono::Duration::seconds(120)
-        })
+        .is_some_and(|t| now.signed_duration_since(t) < chrono::Duration::seconds(120))
 }
 
 fn skipped(why: impl Into<String>) -> EffectReport {

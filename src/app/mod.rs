@@ -101,7 +101,7 @@ fn mask_derived_secrets(env: &RunEnv, request: &Request) {
     for token in tokens(request) {
         let basic = base64::engine::general_purpose::STANDARD
             .encode(format!("x-access-token:{}", token.expose()));
-        println!("::add-mask::{basic}");
+        env.runner.println(&format!("::add-mask::{basic}"));
     }
 }
 
@@ -130,7 +130,8 @@ fn nothing_to_do(env: &RunEnv, command: &str, json: bool, why: &str) -> Result<O
     env.runner.annotate(Level::Notice, "council", why);
     env.runner.set_outputs(&Outputs::pending().pairs())?;
     if json {
-        println!("{}", run_json::nothing_to_do(command, why));
+        env.runner
+            .println(&run_json::nothing_to_do(command, why).to_string());
     }
     Ok(Outcome::Passed)
 }

@@ -71,9 +71,11 @@ pub async fn run(env: &RunEnv, req: &PipelineRequest, event: Option<Event>) -> R
             Err(e) if !many => return Err(e),
             // One pull request's error must not keep the others from being decided.
             Err(e) => {
-                env.runner
-                    .error(e.title(), &format!("pull request #{}: {e}", pr.number));
-                worst = worst.worst(Outcome::Unfinished(e.exit_code()));
+                env.runner.error(
+                    crate::exit::title(&e),
+                    &format!("pull request #{}: {e}", pr.number),
+                );
+                worst = worst.worst(Outcome::Unfinished(e.kind()));
             }
         }
     }
@@ -145,7 +147,7 @@ enum PrEnd {
 async fn select(req: &PipelineRequest, event: &Event, clients: &Clients) -> Result<Pulls> {
     if let Some(number) = req.pr {
         let gh = clients.gh.as_ref().ok_or_else(|| {
-            Error::no_token(format!(
+            crate::exit::no_token(format!(
                 "--pr {number}: the pull request is read through the API"
             ))
         })?;
@@ -248,7 +250,8 @@ async fn run_pr(
         // same event may have written them already.
         env.runner.annotate(Level::Notice, "council", &why);
         if req.json {
-            println!("{}", super::run_json::nothing_to_do(req.invoked_as, &why));
+            env.runner
+                .println(&super::run_json::nothing_to_do(req.invoked_as, &why).to_string());
         }
         return Ok(PrEnd::Finished(Outcome::Passed));
     }

@@ -22,7 +22,7 @@ pub async fn load(
 ) -> Result<Policy> {
     if env.in_actions {
         let gh = gh.ok_or_else(|| {
-            Error::no_token("the policy is read from the base branch through the API")
+            crate::exit::no_token("the policy is read from the base branch through the API")
         })?;
         let file = format!("{}@{base_ref}", policy.path);
         return match gh.get_file(&policy.path, Some(base_ref)).await? {

@@ -157,7 +157,7 @@ pub async fn read(
 ) -> Result<PrLedger> {
     let repo = repository(access, None)?;
     let gh = client(env, access, &repo)?.ok_or_else(|| {
-        Error::no_token("the Context Object is read from the pull request's comment")
+        crate::exit::no_token("the Context Object is read from the pull request's comment")
     })?;
     let key = key.map(|k| k.expose().as_bytes());
     let comments = marked_comment::find(&gh, pr, MARKER)

@@ -11,7 +11,7 @@
 use serde_json::Value;
 
 use council_github::GitHub;
-use council_protocol::error::{Error, Result};
+use council_protocol::error::Result;
 use council_protocol::event::{Event, PullRequest};
 
 /// The pull requests to evaluate, or why there are none.
@@ -75,7 +75,7 @@ pub async fn find(event: &Event, gh: Option<&GitHub>) -> Result<Pulls> {
         }
     };
     let gh = gh.ok_or_else(|| {
-        Error::no_token(format!(
+        crate::exit::no_token(format!(
             "the pull requests of commit {sha} are found through the API"
         ))
     })?;

@@ -90,5 +90,5 @@ fn effect_json(effect: &EffectReport) -> Value {
 }
 
 fn error_json(e: &Error) -> Value {
-    json!({"title": e.title(), "message": e.to_string(), "exit_code": e.exit_code()})
+    json!({"title": crate::exit::title(e), "message": e.to_string(), "exit_code": crate::exit::code(e)})
 }

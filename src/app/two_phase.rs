@@ -27,7 +27,7 @@ pub async fn pulls(event: &Event, gh: Option<&GitHub>) -> Result<Pulls> {
         });
     };
     let gh = gh.ok_or_else(|| {
-        Error::no_token("review on workflow_run reads the pull requests through the API")
+        crate::exit::no_token("review on workflow_run reads the pull requests through the API")
     })?;
     let pulls = open_at_head(event, gh, head_sha).await?;
     if pulls.is_empty() {

@@ -45,7 +45,7 @@ pub async fn upload(
     let report = artifact::upload(&env.artifact, &request, &options).await;
     // Signed-URL signatures, not tokens: mask them in case a later step prints one.
     for secret in &report.secrets {
-        println!("::add-mask::{secret}");
+        env.runner.println(&format!("::add-mask::{secret}"));
     }
     for warning in &report.warnings {
         env.runner

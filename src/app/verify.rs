@@ -35,11 +35,10 @@ pub fn run(env: &RunEnv, options: &VerifyRequest) -> Result<Outcome> {
     // and unreadable files are errors only, on stderr.
     if options.json {
         match &result {
-            Ok(report) => println!("{report}"),
-            Err(Error::Tampered(problem)) => println!(
-                "{}",
-                serde_json::json!({"verified": false, "problem": problem})
-            ),
+            Ok(report) => env.runner.println(&report.to_string()),
+            Err(Error::Tampered(problem)) => env
+                .runner
+                .println(&(serde_json::json!({"verified": false, "problem": problem})).to_string()),
             Err(_) => {}
         }
     }
@@ -57,7 +56,7 @@ fn check(env: &RunEnv, options: &VerifyRequest) -> Result<Value> {
     if env.in_actions {
         env.runner.annotate(Level::Notice, "council verify", line);
     } else if !options.json {
-        println!("{line}");
+        env.runner.println(line);
     }
     Ok(report)
 }
@@ -153,7 +152,7 @@ fn derived_mismatch(
         }
     }
     if let Some(stored) = &newest.stored_gates {
-        let expected = Value::Object(gates);
+        let expected = serde_json::to_value(&gates).unwrap_or_default();
         if *stored != expected {
             return Some(format!(
                 "the stored `gates` {stored} are not what the timeline implies ({expected}): they were edited"

@@ -171,7 +171,7 @@ mod tests {
         assert_eq!(p.full, PathBuf::from("/github/workspace/a.md"));
         for bad in ["../x.md", "/etc/passwd", "a/../../x", "", "."] {
             let e = resolve(ws, "context-file", Path::new(bad)).unwrap_err();
-            assert_eq!(e.exit_code(), 2, "{bad}");
+            assert_eq!(crate::exit::code(&e), 2, "{bad}");
         }
     }
 

@@ -179,6 +179,20 @@ pub struct PolicyCheckArgs {
     pub json: JsonArgs,
 }
 
+/// `council policy simulate`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct PolicySimulateArgs {
+    /// The policy file to replay (default: .github/council.yml, else the built-in default
+    /// policy)
+    pub path: Option<PathBuf>,
+    #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
+    pub filter: AuditFilterArgs,
+    #[command(flatten)]
+    pub json: JsonArgs,
+}
+
 /// `council completions`.
 #[derive(Debug, Clone, Args)]
 pub struct CompletionsArgs {

@@ -5,25 +5,8 @@
 use std::ffi::OsString;
 
 use clap::CommandFactory;
-use clap::error::ErrorKind;
 
 use crate::cli::Cli;
-
-/// Ends the process on a command line clap refused: with the hint when flags of the
-/// subcommand came before its name (exit 2, one line), else with clap's own message.
-pub fn exit(args: &[OsString], e: clap::Error) -> ! {
-    let shown = !matches!(
-        e.kind(),
-        ErrorKind::DisplayHelp
-            | ErrorKind::DisplayVersion
-            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-    );
-    if shown && let Some(hint) = hint(args) {
-        eprintln!("error: {}", council_protocol::redact::shown(&hint));
-        std::process::exit(2);
-    }
-    e.exit()
-}
 
 /// `move `--dry-run` after `guard`: council guard --dry-run --event x.json` when `args`
 /// (the program's name first) hold top-level flags, then a subcommand that takes every

@@ -185,6 +185,18 @@ pub(super) const INIT_HELP: &str = "Examples:\n  council init\n  council init --
 pub(super) const POLICY_CHECK_HELP: &str = "Examples:\n  council policy check\n  council policy check \
      --branch \"$(git branch --show-current)\"\n  council policy check .github/council.yml \
      --branch feature/login --branch fix-typo --target main --json";
+pub(super) const POLICY_SIMULATE_HELP: &str = concat!(
+    "Examples:\n  council policy simulate\n  council policy simulate new-council.yml --repo \
+     octo-org/app --since 2026-01-01 --json\n\n\
+     Replays the policy against every pull request in the audit store: the guard gates from \
+     each one's recorded branches, the class (agent or human) from its recorded author and \
+     branch. Lists each pull request whose recorded guard verdict would change (PASS -> \
+     FAIL, FAIL -> PASS, with the gate JSON under --json) and each whose class would \
+     change, then the counts. A class that came from a trailer or a label is not in the \
+     store: it is counted, not replayed. Exit 0 when nothing would change, 1 when \
+     something would, 2 for a bad policy.\n\n",
+    store_help!()
+);
 pub(super) const COMPLETIONS_HELP: &str = "Examples:\n  council completions bash > \
      ~/.local/share/bash-completion/completions/council\n  council completions zsh > \
      ~/.zfunc/_council\n  council completions fish > ~/.config/fish/completions/council.fish";

@@ -54,35 +54,53 @@ impl Cli {
     /// line clap refuses is a usage error, told where a misplaced flag goes.
     pub fn parse_args() -> Result<Cli, clap::Error> {
         let args: Vec<OsString> = std::env::args_os().collect();
-        Cli::parse_from_iter(&args)
+        Cli::parse_with(&args, &|name| std::env::var(name).ok())
     }
 
-    /// [`Cli::parse_args`] over given arguments (tests).
+    /// [`Cli::parse_args`] over given arguments, with no `INPUT_*` variable (tests).
     pub fn parse_from_iter<I, T>(args: I) -> Result<Cli, clap::Error>
     where
         I: IntoIterator<Item = T>,
         T: Into<OsString> + Clone,
     {
-        let matches = without_blank_inputs(Cli::command()).try_get_matches_from(args)?;
+        Cli::parse_with(args, &|_| None)
+    }
+
+    /// The arguments, with each input's variable (`INPUT_DRY-RUN`) as `input` gives it:
+    /// the process's environment, or a test's.
+    pub fn parse_with<I, T>(
+        args: I,
+        input: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Cli, clap::Error>
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
+        let matches = with_inputs(Cli::command(), input).try_get_matches_from(args)?;
         let mut cli = Cli::from_arg_matches(&matches)?;
         cli.secrets_on_command_line = secrets_on_command_line(&matches);
         Ok(cli)
     }
 }
 
-/// The runner sets every input a workflow leaves empty to `""` (`INPUT_DRY-RUN=`), and an
-/// empty input counts as unset: such a variable is not read at all, so that no value
-/// parser sees it and the flag's default stands.
-fn without_blank_inputs(command: clap::Command) -> clap::Command {
+/// Each flag that is an action input takes its value from its variable when the command
+/// line does not give it. The runner sets every input a workflow leaves empty to `""`
+/// (`INPUT_DRY-RUN=`), and an empty input counts as unset: such a variable is not read
+/// at all, so that no value parser sees it and the flag's own default stands. The value
+/// is the flag's default, never shown in help (it may be a token).
+fn with_inputs(command: clap::Command, input: &dyn Fn(&str) -> Option<String>) -> clap::Command {
     command
         .mut_args(|arg| {
-            let blank = arg
-                .get_env()
-                .and_then(std::env::var_os)
-                .is_some_and(|v| v.to_string_lossy().trim().is_empty());
-            if blank { arg.env(None) } else { arg }
+            let Some(name) = arg.get_env().and_then(|n| n.to_str()).map(str::to_string) else {
+                return arg;
+            };
+            let arg = arg.env(None);
+            match input(&name).filter(|v| !v.trim().is_empty()) {
+                Some(value) => arg.default_value(value).hide_default_value(true),
+                None => arg,
+            }
         })
-        .mut_subcommands(without_blank_inputs)
+        .mut_subcommands(|sub| with_inputs(sub, input))
 }
 
 /// The flags that carry a secret, by clap id and long name.
@@ -194,6 +212,18 @@ pub enum PolicyCommand {
     /// target. Exit 2 when the policy is invalid, 1 when a --branch may target nothing.
     #[command(after_help = POLICY_CHECK_HELP)]
     Check(PolicyCheckArgs),
+    /// Replay a policy against every pull request in the audit store: the guard verdicts
+    /// and agent/human classes that would change. Exit 1 when any would.
+    #[command(after_help = POLICY_SIMULATE_HELP)]
+    Simulate(PolicySimulateArgs),
+}
+
+impl ToolCommand {
+    /// Reads and writes local files only (`policy simulate` opens the audit store, which
+    /// may be a server, and reads `COUNCIL_DATABASE_URL`: it runs as an audit command).
+    pub fn is_local(&self) -> bool {
+        !matches!(self, ToolCommand::Policy(PolicyCommand::Simulate(_)))
+    }
 }
 
 // Parsed once per process: the size of a variant does not matter.
@@ -249,6 +279,7 @@ impl Command {
             Command::Audit(AuditCommand::Verify(_)) => "audit verify",
             Command::Tool(ToolCommand::Init(_)) => "init",
             Command::Tool(ToolCommand::Policy(PolicyCommand::Check(_))) => "policy check",
+            Command::Tool(ToolCommand::Policy(PolicyCommand::Simulate(_))) => "policy simulate",
             Command::Tool(ToolCommand::Completions(_)) => "completions",
             Command::Tool(ToolCommand::Man(_)) => "man",
         }

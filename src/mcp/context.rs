@@ -29,7 +29,8 @@ impl ToolContext {
     /// A client for the server's token (dry run: writes refused by the client itself).
     pub fn client(&self, why: &str) -> Result<GitHub> {
         let repo = self.repo()?;
-        crate::app::client(&self.env, &self.req.access, &repo)?.ok_or_else(|| Error::no_token(why))
+        crate::app::client(&self.env, &self.req.access, &repo)?
+            .ok_or_else(|| crate::exit::no_token(why))
     }
 
     /// An issue of the server's repository, with the server's trust settings, as the

@@ -28,11 +28,7 @@ pub async fn serve(mut env: RunEnv, mut req: McpRequest) -> Result<()> {
     // Never an action run: nothing goes to `GITHUB_OUTPUT`, the step summary or stdout.
     env.in_actions = false;
     env.event = None;
-    env.runner = Runner {
-        actions: false,
-        output_path: None,
-        summary_path: None,
-    };
+    env.runner = Runner::default();
     if req.access.repo.is_none() {
         req.access.repo = git_remote_repo(&env.workspace);
     }

@@ -119,7 +119,10 @@ tools! {
                 council's guard (branch naming, target policy)? Reads the policy at the target \
                 branch through the API (or the local `policy` file given), the default policy \
                 when there is none. Returns each gate's verdict and, on failure, the exact \
-                remedy (commands to copy). Writes nothing.",
+                remedy (commands to copy); and `actor`: whether the branch (and `author`, your \
+                login, when given) makes the pull request an agent's, and if so what it must \
+                expect (paths it may not change, a smaller diff, a person's approval of its \
+                head before it merges). Writes nothing.",
         writes: Read,
         idempotent: true,
         args: branch::CheckBranchArgs,

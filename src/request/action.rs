@@ -6,7 +6,7 @@ use council_protocol::command::Command;
 use council_protocol::error::Result;
 
 use super::pipeline::PipelineRequest;
-use super::subcommand::{context_sync, event_source, fields, issue_request};
+use super::subcommand::{IssueGroups, context_sync, event_source, fields};
 use super::{
     AssignRequest, ContextValidateRequest, PolicyFile, ReportRequest, Request, StateGetRequest,
     StatePutRequest, VerifyRequest, secrets,
@@ -78,16 +78,16 @@ fn request_for(
     let run = &args.run;
     let json = run.json.json;
     let target = |issue: &IssueArgs, policy: &PolicyArgs, trust: &TrustArgs| {
-        issue_request(
+        IssueGroups {
             issue,
-            &run.api,
-            &run.dry_run,
-            &run.event,
+            api: &run.api,
+            dry_run: &run.dry_run,
+            event: &run.event,
             policy,
             trust,
             json,
-            env,
-        )
+        }
+        .resolve(env)
     };
     Ok(match command {
         Command::Guard | Command::Review | Command::Release => Request::Pipeline(Box::new(

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::Access;
+use super::{Access, PolicyFile};
 use crate::secret::Secret;
 
 #[derive(Debug, Clone)]
@@ -37,6 +37,11 @@ pub enum AuditTask {
         filter: AuditFilter,
     },
     Verify {
+        filter: AuditFilter,
+    },
+    /// `council policy simulate`: the policy file to replay over the store.
+    Simulate {
+        policy: PolicyFile,
         filter: AuditFilter,
     },
 }

@@ -17,7 +17,9 @@ use crate::cli::args::{
     StateFields as FieldArgs, TrustArgs,
 };
 use crate::cli::values::CommandInput;
-use crate::cli::{AuditCommand, Cli, Command as Sub, ContextCommand, StateCommand};
+use crate::cli::{
+    AuditCommand, Cli, Command as Sub, ContextCommand, PolicyCommand, StateCommand, ToolCommand,
+};
 use crate::env::{EventSource, RunEnv};
 
 /// The request a command line asks for, and a warning per secret given as an argument
@@ -76,29 +78,29 @@ fn subcommand(sub: Sub, env: &RunEnv) -> Result<(Request, Option<crate::secret::
             args.store.database_url,
         ),
         Sub::State(StateCommand::Get(a)) => {
-            let target = issue_request(
-                &a.issue,
-                &a.api,
-                &DryRunArgs::default(),
-                &a.event,
-                &a.policy,
-                &a.trust,
-                a.json.json,
-                env,
-            )?;
+            let target = IssueGroups {
+                issue: &a.issue,
+                api: &a.api,
+                dry_run: &DryRunArgs::default(),
+                event: &a.event,
+                policy: &a.policy,
+                trust: &a.trust,
+                json: a.json.json,
+            }
+            .resolve(env)?;
             (Request::StateGet(StateGetRequest { target }), None)
         }
         Sub::State(StateCommand::Put(a)) => {
-            let target = issue_request(
-                &a.issue,
-                &a.api,
-                &a.dry_run,
-                &a.event,
-                &a.policy,
-                &a.trust,
-                a.json.json,
-                env,
-            )?;
+            let target = IssueGroups {
+                issue: &a.issue,
+                api: &a.api,
+                dry_run: &a.dry_run,
+                event: &a.event,
+                policy: &a.policy,
+                trust: &a.trust,
+                json: a.json.json,
+            }
+            .resolve(env)?;
             (
                 Request::StatePut(Box::new(StatePutRequest {
                     target,
@@ -135,32 +137,32 @@ fn subcommand(sub: Sub, env: &RunEnv) -> Result<(Request, Option<crate::secret::
             None,
         ),
         Sub::Context(ContextCommand::Sync(a)) => {
-            let target = issue_request(
-                &a.issue,
-                &a.api,
-                &a.dry_run,
-                &a.event,
-                &a.policy,
-                &a.trust,
-                a.json.json,
-                env,
-            )?;
+            let target = IssueGroups {
+                issue: &a.issue,
+                api: &a.api,
+                dry_run: &a.dry_run,
+                event: &a.event,
+                policy: &a.policy,
+                trust: &a.trust,
+                json: a.json.json,
+            }
+            .resolve(env)?;
             (
                 Request::ContextSync(Box::new(context_sync(target, &a.context, &a.post))),
                 None,
             )
         }
         Sub::Report(a) => {
-            let target = issue_request(
-                &IssueArgs::default(),
-                &a.api,
-                &a.dry_run,
-                &a.event,
-                &PolicyArgs::default(),
-                &TrustArgs::default(),
-                a.json.json,
-                env,
-            )?;
+            let target = IssueGroups {
+                issue: &IssueArgs::default(),
+                api: &a.api,
+                dry_run: &a.dry_run,
+                event: &a.event,
+                policy: &PolicyArgs::default(),
+                trust: &TrustArgs::default(),
+                json: a.json.json,
+            }
+            .resolve(env)?;
             (
                 Request::Report(ReportRequest {
                     target,
@@ -171,16 +173,16 @@ fn subcommand(sub: Sub, env: &RunEnv) -> Result<(Request, Option<crate::secret::
             )
         }
         Sub::Assign(a) => {
-            let target = issue_request(
-                &a.issue,
-                &a.api,
-                &a.dry_run,
-                &a.event,
-                &a.policy,
-                &a.trust,
-                a.json.json,
-                env,
-            )?;
+            let target = IssueGroups {
+                issue: &a.issue,
+                api: &a.api,
+                dry_run: &a.dry_run,
+                event: &a.event,
+                policy: &a.policy,
+                trust: &a.trust,
+                json: a.json.json,
+            }
+            .resolve(env)?;
             (
                 Request::Assign(AssignRequest {
                     target,
@@ -206,6 +208,27 @@ fn subcommand(sub: Sub, env: &RunEnv) -> Result<(Request, Option<crate::secret::
             let database_url = store_url(&a);
             (Request::Audit(Box::new(audit(a, env)?)), database_url)
         }
+        Sub::Tool(ToolCommand::Policy(PolicyCommand::Simulate(a))) => {
+            let database_url = a.store.database_url.clone();
+            (
+                Request::Audit(Box::new(AuditRequest {
+                    task: AuditTask::Simulate {
+                        policy: PolicyFile {
+                            explicit: a.path.is_some(),
+                            path: a.path.map_or_else(
+                                || super::DEFAULT_POLICY_PATH.to_string(),
+                                |p| p.to_string_lossy().into_owned(),
+                            ),
+                        },
+                        filter: filter(a.filter),
+                    },
+                    database_url: secrets::database_url(database_url.clone(), env),
+                    hmac_key: None,
+                    json: a.json.json,
+                })),
+                database_url,
+            )
+        }
         Sub::Tool(_) => {
             return Err(Error::Usage(format!(
                 "`council {}` reads and writes local files only and takes no run settings",
@@ -221,9 +244,12 @@ fn pipeline(request: PipelineRequest) -> Request {
 
 /// The event file: `--event`/`--event-name`, else the runner's.
 pub(super) fn event_source(args: &EventArgs, env: &RunEnv) -> Result<Option<EventSource>> {
+    // A path on the command line starts at the working directory, whatever the
+    // process's is (a test runs the app in-process).
     let path = args
         .event
-        .clone()
+        .as_ref()
+        .map(|p| env.cwd.join(p))
         .or_else(|| env.vars.get("GITHUB_EVENT_PATH").map(PathBuf::from));
     let name = args
         .event_name
@@ -257,25 +283,28 @@ pub(super) fn trusted(args: &TrustArgs) -> Vec<String> {
         .unwrap_or_default()
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(super) fn issue_request(
-    issue: &IssueArgs,
-    api: &ApiArgs,
-    dry_run: &DryRunArgs,
-    event: &EventArgs,
-    policy: &PolicyArgs,
-    trust: &TrustArgs,
-    json: bool,
-    env: &RunEnv,
-) -> Result<IssueRequest> {
-    Ok(IssueRequest {
-        issue: issue.issue,
-        event: event_source(event, env)?,
-        access: access(api, dry_run, env),
-        policy: PolicyFile::resolve(policy.policy.clone(), env)?,
-        trusted_authors: trusted(trust),
-        json,
-    })
+/// The groups an issue command reads, whichever command line they came from.
+pub(super) struct IssueGroups<'a> {
+    pub issue: &'a IssueArgs,
+    pub api: &'a ApiArgs,
+    pub dry_run: &'a DryRunArgs,
+    pub event: &'a EventArgs,
+    pub policy: &'a PolicyArgs,
+    pub trust: &'a TrustArgs,
+    pub json: bool,
+}
+
+impl IssueGroups<'_> {
+    pub(super) fn resolve(self, env: &RunEnv) -> Result<IssueRequest> {
+        Ok(IssueRequest {
+            issue: self.issue.issue,
+            event: event_source(self.event, env)?,
+            access: access(self.api, self.dry_run, env),
+            policy: PolicyFile::resolve(self.policy.policy.clone(), env)?,
+            trusted_authors: trusted(self.trust),
+            json: self.json,
+        })
+    }
 }
 
 pub(super) fn fields(args: &FieldArgs) -> StateFields {

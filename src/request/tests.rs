@@ -19,8 +19,8 @@ fn resolve_all(
     let cli = Cli::parse_from_iter(args).map_err(|e| (e.exit_code(), e.to_string()))?;
     let vars = Vars::from_pairs(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
     let env = RunEnv::resolve(vars, PathBuf::from("/work"))
-        .map_err(|e| (e.exit_code(), e.to_string()))?;
-    super::resolve(cli, &env).map_err(|e| (e.exit_code(), e.to_string()))
+        .map_err(|e| (crate::exit::code(&e), e.to_string()))?;
+    super::resolve(cli, &env).map_err(|e| (crate::exit::code(&e), e.to_string()))
 }
 
 fn resolve(args: &[&str], env: &[(&str, &str)]) -> std::result::Result<Request, (i32, String)> {
@@ -70,7 +70,7 @@ fn the_command_input_and_a_subcommand_together_are_an_error() {
     cli.action.command = Some(crate::cli::values::CommandInput::Named(Command::Review));
     let env = RunEnv::resolve(Vars::default(), PathBuf::from("/work")).unwrap();
     let err = super::resolve(cli, &env).unwrap_err();
-    assert_eq!(err.exit_code(), 2);
+    assert_eq!(crate::exit::code(&err), 2);
     assert!(err.to_string().contains("given twice"), "{err}");
 }
 

@@ -72,6 +72,7 @@ fn every_output_of_the_contract_is_declared() {
         "state-next-action",
         "state-comment-url",
         "recommended-agent",
+        "actor",
         "queue-status",
         "queue-sha",
     ] {

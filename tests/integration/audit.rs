@@ -442,10 +442,11 @@ async fn the_action_writes_its_context_object_to_the_store_once_the_comment_hold
         "{:?}",
         dry.annotations()
     );
+    // The second run reads the pull request's labels as they are now (the approve label
+    // the first one added is there), so it adds nothing.
     gh.expect_writes(&[
         "POST /issues/2/labels",
         "POST /issues/2/comments",
-        "POST /issues/2/labels",
         "PATCH /issues/comments/5001",
     ]);
     let totals = store.audit(&["verify", "--json"]).await;

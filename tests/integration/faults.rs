@@ -167,9 +167,10 @@ fn check_ledger(gh: &FakeGitHub, run: &Run, pr: u64, want: &[&str]) {
 
 const GUARD_FAIL: [&str; 2] = ["check:branch-name FAIL", "check:target-branch FAIL"];
 /// Guard and review passed, and the approve label was added.
-const APPROVED: [&str; 5] = [
+const APPROVED: [&str; 6] = [
     "check:branch-name PASS",
     "check:target-branch PASS",
+    "check:actor PASS",
     "check:secret-scan PASS",
     "check:assistant-context PASS",
     "action:label DONE",

@@ -1,4 +1,6 @@
 //! Guard end to end: real webhook payloads, a fake GitHub, the real binary.
+//! Run as the runner runs the action: the binary, in a process of its own (`.process()`),
+//! for the contract only a process shows (exit status, streams, outputs, annotations).
 
 use serde_json::json;
 
@@ -22,6 +24,7 @@ async fn every_guard_action_of_both_pr_events_runs_the_guard_on_one_policy_read(
             let run = Council::action()
                 .api(&gh.uri())
                 .event(event_name, fixture(&format!("pull_request.{action}")))
+                .process()
                 .run()
                 .await;
             run.assert_code(1);
@@ -55,6 +58,7 @@ async fn a_passing_pr_exits_0_after_the_policy_read_and_the_ledger() {
     let run = Council::action()
         .api(&gh.uri())
         .event("pull_request", event.clone())
+        .process()
         .run()
         .await;
     run.assert_code(0);
@@ -91,6 +95,7 @@ async fn summary_annotations_and_context_object_of_a_failing_pr() {
     let run = Council::action()
         .api(&gh.uri())
         .event("pull_request", fixture("pull_request.opened"))
+        .process()
         .run()
         .await;
     run.assert_code(1);
@@ -201,6 +206,7 @@ async fn the_policy_comes_from_the_base_branch_never_the_workspace() {
         .api(&gh.uri())
         .workspace_file(".github/council.yml", permissive)
         .event("pull_request", pr_event("opened", "anything-goes", "main"))
+        .process()
         .run()
         .await;
     run.assert_code(1);
@@ -219,6 +225,7 @@ async fn a_bad_policy_on_the_base_branch_is_exit_2_with_its_location() {
     let run = Council::action()
         .api(&gh.uri())
         .event("pull_request", fixture("pull_request.opened"))
+        .process()
         .run()
         .await;
     run.assert_code(2);
@@ -241,6 +248,7 @@ async fn close_on_fail_explains_once_then_closes() {
         .api(&gh.uri())
         .input("close-on-fail", "true")
         .event("pull_request", fixture("pull_request.opened"))
+        .process()
         .run()
         .await;
     run.assert_code(1);
@@ -295,6 +303,7 @@ async fn the_same_event_twice_posts_no_second_comment() {
         .api(&gh.uri())
         .input("close-on-fail", "true")
         .event("pull_request", fixture("pull_request.opened"))
+        .process()
         .run()
         .await;
     first.assert_code(1);
@@ -308,6 +317,7 @@ async fn the_same_event_twice_posts_no_second_comment() {
         .api(&gh.uri())
         .input("close-on-fail", "true")
         .event("pull_request", fixture("pull_request.opened"))
+        .process()
         .run()
         .await;
     run.assert_code(1);
@@ -336,6 +346,7 @@ async fn a_forged_marker_from_another_author_does_not_suppress_the_explanation()
         .api(&gh.uri())
         .input("close-on-fail", "true")
         .event("pull_request", fixture("pull_request.opened"))
+        .process()
         .run()
         .await;
     run.assert_code(1);
@@ -359,6 +370,7 @@ async fn a_fork_pr_with_a_read_only_token_still_fails_the_check_with_the_full_su
         .api(&gh.uri())
         .input("close-on-fail", "true")
         .event("pull_request", event)
+        .process()
         .run()
         .await;
     run.assert_code(1);
@@ -406,6 +418,7 @@ async fn dry_run_makes_no_write_call_and_still_writes_the_audit_file() {
         .input("close-on-fail", "true")
         .input("dry-run", "true")
         .event("pull_request", fixture("pull_request.opened"))
+        .process()
         .run()
         .await;
     run.assert_code(1);
@@ -429,6 +442,7 @@ async fn api_outages_are_retried_then_exit_3_with_advice() {
     let run = Council::action()
         .api(&gh.uri())
         .event("pull_request", fixture("pull_request.opened"))
+        .process()
         .run()
         .await;
     run.assert_code(3);
@@ -468,6 +482,7 @@ async fn rate_limits_are_waited_out_honouring_retry_after() {
     let run = Council::action()
         .api(&gh.uri())
         .event("pull_request", fixture("pull_request.opened"))
+        .process()
         .run()
         .await;
     run.assert_code(1);
@@ -488,6 +503,7 @@ async fn the_cli_reads_a_local_policy_and_needs_no_token() {
             "branches:\n  rules:\n    - pattern: \"*\"\n      targets: [master]\n",
         )
         .event("pull_request", fixture("pull_request.opened"))
+        .process()
         .run()
         .await;
     run.assert_code(0);
@@ -500,6 +516,7 @@ async fn a_missing_explicit_cli_policy_is_exit_2() {
     let run = Council::cli()
         .args(&["guard", "--policy", "nope.yml"])
         .event("pull_request", fixture("pull_request.opened"))
+        .process()
         .run()
         .await;
     run.assert_code(2);
@@ -514,7 +531,11 @@ async fn events_no_stage_handles_end_with_a_notice_and_exit_0() {
         ("issue_comment", "issue_comment.deleted"),
         ("workflow_dispatch", "workflow_dispatch"),
     ] {
-        let run = Council::action().event(name, fixture(file)).run().await;
+        let run = Council::action()
+            .event(name, fixture(file))
+            .process()
+            .run()
+            .await;
         run.assert_code(0);
         assert!(
             run.annotations()[0].starts_with("::notice"),

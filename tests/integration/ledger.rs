@@ -43,7 +43,13 @@ async fn concurrent_runs_lose_and_duplicate_nothing() {
     gh.writes_not_checked("how often the racing runs rewrite the comment depends on their interleaving; what the comment ends up holding is checked");
     gh.policy("master", None).await;
     let runs: Vec<_> = (0..RUNS)
-        .map(|i| run_guard(&gh, &format!("{}", 7000 + i)).input("hmac-key", "ledger-key"))
+        .map(|i| {
+            run_guard(&gh, &format!("{}", 7000 + i))
+                .input("hmac-key", "ledger-key")
+                // The read-back pauses are multiples of the retry base: this race needs
+                // them as long as in production (500 ms), not the tests' 1 ms.
+                .env("COUNCIL_RETRY_BASE_MS", "500")
+        })
         .map(|council| tokio::task::spawn_blocking(move || council.run_blocking()))
         .collect();
     for handle in runs {

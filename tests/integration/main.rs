@@ -6,19 +6,16 @@
 mod support;
 
 mod action_metadata;
-mod agent_state_corpus;
-mod artifact;
+mod actors;
 mod audit;
 mod audit_file;
 mod audit_sync;
 mod cli;
 mod commit_races;
 mod context;
-mod context_worst;
 mod docs;
 mod faults;
 mod forgery;
-mod fuzz_seeds;
 mod gate_json;
 mod guard;
 mod hardening;

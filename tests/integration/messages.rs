@@ -85,7 +85,7 @@ async fn a_bad_input_is_named_as_what_it_is_with_the_fix() {
         ),
     ];
     for (args, says) in cases {
-        let run = cli().args(args).run().await;
+        let run = cli().args(args).process().run().await;
         assert_eq!(one_error(&run), says, "{args:?}");
     }
 }
@@ -102,6 +102,7 @@ async fn a_policy_value_of_the_wrong_kind_says_what_is_expected() {
             "pull_request",
         ])
         .args(&["--dry-run", "--policy", "p.yml"])
+        .process()
         .run()
         .await;
     assert_eq!(
@@ -120,7 +121,7 @@ async fn nothing_to_do_is_one_notice_on_stderr_and_json_stays_json() {
         "--event-name",
         "pull_request",
     ];
-    let run = cli().args(&args).run().await;
+    let run = cli().args(&args).process().run().await;
     run.assert_code(0);
     assert_eq!(run.stdout, "");
     assert_eq!(
@@ -128,7 +129,7 @@ async fn nothing_to_do_is_one_notice_on_stderr_and_json_stays_json() {
         "notice: council: event `pull_request` with action `closed` is not one council \
          handles; nothing to do\n"
     );
-    let json = cli().args(&args).args(&["--json"]).run().await;
+    let json = cli().args(&args).args(&["--json"]).process().run().await;
     json.assert_code(0);
     let doc: Value = serde_json::from_str(&json.stdout).expect("stdout is one JSON document");
     assert_eq!(json.stdout.lines().count(), 1);
@@ -150,6 +151,7 @@ async fn a_guard_on_a_terminal_prints_its_result_on_stdout_and_nothing_twice() {
             "pull_request",
             "--dry-run",
         ])
+        .process()
         .run()
         .await;
     run.assert_code(1);
@@ -164,6 +166,7 @@ async fn a_guard_on_a_terminal_prints_its_result_on_stdout_and_nothing_twice() {
             "pull_request",
         ])
         .args(&["--dry-run", "--json"])
+        .process()
         .run()
         .await;
     json.assert_code(1);
@@ -182,6 +185,7 @@ async fn a_read_only_put_is_one_warning_and_the_result_points_at_it() {
         .args(&[
             "state", "put", "--issue", "1", "--repo", REPO, "--step", "coding",
         ])
+        .process()
         .run()
         .await;
     run.assert_code(0);
@@ -231,6 +235,7 @@ async fn a_read_only_report_or_label_is_one_warning_and_the_result_points_at_it(
     };
     let run = cli("report")
         .args(&["--report", &report.to_string()])
+        .process()
         .run()
         .await;
     run.assert_code(0);
@@ -246,6 +251,7 @@ async fn a_read_only_report_or_label_is_one_warning_and_the_result_points_at_it(
 
     let run = cli("assign")
         .args(&["--issue", "51", "--apply"])
+        .process()
         .run()
         .await;
     run.assert_code(0);
@@ -273,6 +279,7 @@ async fn compaction_on_a_terminal_is_one_notice_that_says_what_was_dropped() {
         .workspace_file("memory.json", &repos)
         .args(&["state", "put", "--issue", "1", "--repo", REPO])
         .args(&["--memory", "@memory.json", "--dry-run"])
+        .process()
         .run()
         .await;
     run.assert_code(0);
@@ -304,6 +311,7 @@ async fn a_bad_input_value_in_actions_is_exit_2_with_outputs_and_an_annotation()
     let run = Council::action()
         .input("dry-run", "yes")
         .event("pull_request", fixture("pull_request.opened"))
+        .process()
         .run()
         .await;
     run.assert_code(2);

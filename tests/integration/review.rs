@@ -83,6 +83,7 @@ async fn a_docs_change_with_its_code_is_approved_and_labelled() {
     assert_eq!(
         verdicts(&run),
         [
+            ("check:actor".into(), "PASS".into()),
             ("check:doc-coverage".into(), "PASS".into()),
             ("check:diff-size".into(), "PASS".into()),
             ("check:secret-scan".into(), "PASS".into()),
@@ -95,8 +96,8 @@ async fn a_docs_change_with_its_code_is_approved_and_labelled() {
     let audit = run.audit(7);
     assert_eq!(audit["state"]["review_status"], "APPROVED");
     assert_eq!(audit["gates"]["secret_scan"], "PASS");
-    // Guard and review together: the policy, the diff of the head by SHA and the head
-    // before the ledger.
+    // Guard and review together: the policy, the diff of the head by SHA (with its
+    // first 100 commits, whose trailers the class reads) and the head before the ledger.
     let before_ledger: Vec<String> = gh
         .call_lines()
         .into_iter()
@@ -107,7 +108,7 @@ async fn a_docs_change_with_its_code_is_approved_and_labelled() {
         [
             "GET /repos/Codertocat/Hello-World/contents/.github/council.yml?ref=develop",
             &format!(
-                "GET /repos/Codertocat/Hello-World/compare/{}...{SHA}?per_page=1",
+                "GET /repos/Codertocat/Hello-World/compare/{}...{SHA}?per_page=100",
                 crate::support::world::fake_sha("develop")
             ),
             // The head once more: the label follows the newest head only.

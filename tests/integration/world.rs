@@ -1,33 +1,23 @@
-//! The fake GitHub checked against itself over real HTTP, through the product's own
-//! client: every route, pagination, tokens and permissions, merges, fault drills and
-//! GraphQL dispatch. Review and release tests rely on these answers being GitHub's.
-//! One file per resource under `world/`; the helpers they share are here.
-
-mod binary;
-mod ci;
-mod contents;
-mod faults;
-mod files;
-mod graphql;
-mod labels;
-mod merges;
-mod pulls;
-mod queue_calls;
-mod reviews;
-mod shapes;
-mod tokens;
+//! The fake GitHub's world with the real binary: events from the world, writes by token.
+//! (The world itself, route by route through the product's client, is tested in its own
+//! crate: `crates/fake-github/tests/world/`.) Also the client other modules use to act on
+//! the world as a token's holder would.
 
 use std::time::Duration;
 
 use council_github::retry::RetryPolicy;
 use council_github::{GitHub, GitHubConfig, RepoName};
-use serde_json::Value;
 
-use crate::support::REPO;
+use crate::support::events::Events as _;
 use crate::support::fake_github::FakeGitHub;
+use crate::support::tokens::WORKFLOW_TOKEN;
+use crate::support::{Council, REPO};
 
-pub const SHA: &str = "1111111111111111111111111111111111111111";
-pub const NEXT: &str = "2222222222222222222222222222222222222222";
+const SHA: &str = "1111111111111111111111111111111111111111";
+
+fn repo(rest: &str) -> String {
+    format!("/repos/{REPO}{rest}")
+}
 
 /// The product's client for one token, retrying fast.
 pub fn client(gh: &FakeGitHub, token: &str) -> GitHub {
@@ -46,59 +36,67 @@ pub fn client(gh: &FakeGitHub, token: &str) -> GitHub {
     GitHub::new(&config, RepoName::parse(REPO).expect("repo name")).expect("client")
 }
 
-pub fn repo(rest: &str) -> String {
-    format!("/repos/{REPO}{rest}")
-}
-
-pub async fn get_json(api: &GitHub, path: &str) -> Value {
-    api.get(path, &repo(path), None)
-        .await
-        .unwrap_or_else(|e| panic!("GET {path}: {e}"))
-        .json(path)
-        .expect("JSON")
-}
-
-pub fn numbers(list: &Value) -> Vec<u64> {
-    list.as_array()
-        .expect("a list")
-        .iter()
-        .filter_map(|p| p["number"].as_u64())
-        .collect()
-}
-
-/// One request over a plain socket: GitHub's exact status and error body, which the
-/// product's client folds into its error types.
-pub async fn raw(
-    gh: &FakeGitHub,
-    method: &str,
-    path: &str,
-    token: &str,
-    body: Value,
-) -> (u16, Value) {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let address = gh.server.address();
-    let mut stream = tokio::net::TcpStream::connect(address)
-        .await
-        .expect("connect");
-    let body = if body.is_null() {
-        String::new()
-    } else {
-        body.to_string()
-    };
-    let request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
+#[tokio::test(flavor = "multi_thread")]
+async fn the_guard_runs_on_a_pull_request_the_world_made() {
+    let gh = FakeGitHub::start().await;
+    gh.pr(7)
+        .head("feature/devops/PBI-001-login", SHA)
+        .base("develop");
+    let run = Council::action()
+        .api(&gh.uri())
+        .event("pull_request", gh.pr_event("opened", 7))
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.output("guard-status"), "PASS");
+    assert_eq!(
+        gh.call_lines()[0],
+        format!("GET {}", repo("/contents/.github/council.yml?ref=develop")),
+        "the policy is read at the world's base branch"
     );
-    stream.write_all(request.as_bytes()).await.expect("send");
-    let mut response = Vec::new();
-    stream.read_to_end(&mut response).await.expect("read");
-    let text = String::from_utf8_lossy(&response);
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    (status, serde_json::from_str(body).unwrap_or(Value::Null))
+    let writes = gh.take_writes();
+    assert_eq!(
+        writes.iter().map(|c| c.line()).collect::<Vec<_>>(),
+        [
+            format!("POST {}", repo("/issues/7/labels")),
+            format!("POST {}", repo("/issues/7/comments"))
+        ],
+        "review approved: the label, then the ledger comment"
+    );
+    assert!(
+        writes
+            .iter()
+            .all(|w| w.token.as_deref() == Some(WORKFLOW_TOKEN))
+    );
+    assert_eq!(gh.comment_bodies().len(), 1, "the ledger comment");
+    gh.assert_all_writes_seen();
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_fork_pull_request_runs_with_a_read_only_token() {
+    let gh = FakeGitHub::start().await;
+    gh.pr(7)
+        .head("feature/devops/PBI-001-login", SHA)
+        .base("develop")
+        .fork("mallory");
+    gh.token(WORKFLOW_TOKEN).read_only();
+    let run = Council::action()
+        .api(&gh.uri())
+        .event("pull_request", gh.pr_event("synchronize", 7))
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.output("guard-status"), "PASS");
+    let refused: Vec<u16> = gh.take_writes().iter().map(|c| c.status).collect();
+    assert_eq!(
+        refused,
+        [403, 403],
+        "the label and the ledger write are refused, once each"
+    );
+    assert!(
+        run.annotations().iter().any(|a| a.contains("read-only")),
+        "the refusal is reported: {:?}",
+        run.annotations()
+    );
+    assert!(gh.comment_bodies().is_empty());
 }

@@ -898,7 +898,11 @@ mod tests {
             ("http://", "empty host"),
         ] {
             let e = api_url("GITHUB_API_URL", url).unwrap_err();
-            assert_eq!(e.exit_code(), 2, "bad usage: {e}");
+            assert_eq!(
+                e.kind(),
+                council_protocol::error::Kind::BadInput,
+                "bad usage: {e}"
+            );
             let said = e.to_string();
             assert!(
                 said.starts_with(&format!("GITHUB_API_URL `{url}`")),

@@ -8,6 +8,7 @@
 use serde::Deserialize;
 
 use super::client::{ApiError, GitHub};
+use council_protocol::actors::{CommitMessage, MAX_LISTED_COMMITS};
 use council_protocol::review::diff::FileChange;
 
 /// GitHub's compare endpoint lists at most this many files of a comparison, all on its
@@ -26,6 +27,37 @@ pub struct Listed {
 struct Comparison {
     #[serde(default)]
     files: Vec<RawFile>,
+    #[serde(default)]
+    commits: Vec<RawCommit>,
+    #[serde(default)]
+    total_commits: Option<u64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawCommit {
+    sha: String,
+    #[serde(default)]
+    commit: Option<RawGitCommit>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawGitCommit {
+    #[serde(default)]
+    message: String,
+}
+
+/// Commits of a comparison read per page; GitHub's most.
+const COMMITS_PER_PAGE: usize = 100;
+
+/// A diff with the commits that make it: what review reads for a head SHA.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Compared {
+    pub listed: Listed,
+    /// The commits from the merge base to the head, oldest first, as GitHub lists them
+    /// (at most [`MAX_LISTED_COMMITS`]).
+    pub commits: Vec<CommitMessage>,
+    /// How many commits the comparison has in all (`total_commits`).
+    pub total_commits: u64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -56,21 +88,72 @@ impl GitHub {
             super::rest::encode(head)
         ));
         let comparison: Comparison = self.get(&what, &url, None).await?.json(&what)?;
-        let files: Vec<FileChange> = comparison
-            .files
-            .into_iter()
-            .map(|f| FileChange {
-                path: f.filename,
-                status: f.status,
-                previous_path: f.previous_filename,
-                additions: f.additions,
-                deletions: f.deletions,
-                patch: f.patch,
-            })
-            .collect();
-        let capped = files.len() >= MAX_COMPARE_FILES;
-        Ok(Listed { files, capped })
+        Ok(listed(comparison.files))
     }
+
+    /// [`GitHub::compare_files`] with the comparison's commits (their SHAs and
+    /// messages, for the trailers that tell an agent's pull request): the first 100 come
+    /// with the files in the same request, so a pull request of up to 100 commits costs
+    /// nothing more; beyond that one request per 100, up to [`MAX_LISTED_COMMITS`]
+    /// (what GitHub lists of a pull request's commits; the rest are counted).
+    pub async fn compare_with_commits(&self, base: &str, head: &str) -> Result<Compared, ApiError> {
+        let what = format!("reading the diff {}...{}", short(base), short(head));
+        let url = |page: usize| {
+            let page = match page {
+                1 => String::new(),
+                n => format!("&page={n}"),
+            };
+            self.repo_path(&format!(
+                "/compare/{}...{}?per_page={COMMITS_PER_PAGE}{page}",
+                super::rest::encode(base),
+                super::rest::encode(head)
+            ))
+        };
+        let first: Comparison = self.get(&what, &url(1), None).await?.json(&what)?;
+        let mut commits: Vec<CommitMessage> = Vec::new();
+        let mut page_len = first.commits.len();
+        let total = first.total_commits.unwrap_or(page_len as u64);
+        commits.extend(first.commits.into_iter().map(commit_message));
+        let wanted = total.min(MAX_LISTED_COMMITS) as usize;
+        let mut page = 1;
+        // Files come on the first page only; later pages add commits, until GitHub
+        // lists no more or the most it lists were read.
+        while commits.len() < wanted && page_len == COMMITS_PER_PAGE {
+            page += 1;
+            let next: Comparison = self.get(&what, &url(page), None).await?.json(&what)?;
+            page_len = next.commits.len();
+            commits.extend(next.commits.into_iter().map(commit_message));
+        }
+        commits.truncate(MAX_LISTED_COMMITS as usize);
+        Ok(Compared {
+            listed: listed(first.files),
+            total_commits: total.max(commits.len() as u64),
+            commits,
+        })
+    }
+}
+
+fn commit_message(raw: RawCommit) -> CommitMessage {
+    CommitMessage {
+        sha: raw.sha,
+        message: raw.commit.map(|c| c.message).unwrap_or_default(),
+    }
+}
+
+fn listed(files: Vec<RawFile>) -> Listed {
+    let files: Vec<FileChange> = files
+        .into_iter()
+        .map(|f| FileChange {
+            path: f.filename,
+            status: f.status,
+            previous_path: f.previous_filename,
+            additions: f.additions,
+            deletions: f.deletions,
+            patch: f.patch,
+        })
+        .collect();
+    let capped = files.len() >= MAX_COMPARE_FILES;
+    Listed { files, capped }
 }
 
 fn short(sha: &str) -> &str {

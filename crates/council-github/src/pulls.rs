@@ -52,14 +52,18 @@ pub const MAX_CHECK_PAGES: usize = 50;
 const MAX_JOB_PAGES: usize = 5;
 
 /// One query for what a release decision needs about a pull request: its state, title,
-/// body, author, branches, mergeability, labels, each writer's latest review, native
-/// auto-merge and merge queue, and the newest report of every check on its head (or,
-/// once merged, on its merge commit, who merged it and the pull requests that refer to
-/// it), with `viewer` (the token's identity, which the ledger needs) on the side.
-/// `contexts` pages with `$after`. `{optional:…}` marks what an older server may not
-/// know: [`RollupShape`] leaves those out once the server says so.
+/// body, author, branches, mergeability, labels, each writer's latest review (and the
+/// commit it reviewed), native auto-merge and merge queue, its first 100 commits (their
+/// messages and the accounts GitHub credits as their authors and co-authors: who is an
+/// agent, and whose approval of an agent's pull request counts), and the newest report
+/// of every check on its head (or, once merged, on its merge commit, who merged it and
+/// the pull requests that refer to it), with `viewer` (the token's identity, which the
+/// ledger needs) on the side. `contexts` pages with `$after`; the commits come with the
+/// first page only (`$commits`), and further ones with [`COMMITS_QUERY`].
+/// `{optional:…}` marks what an older server may not know: [`RollupShape`] leaves those
+/// out once the server says so.
 const ROLLUP_QUERY: &str = "query PullRequestRollup($owner: String!, $repo: String!, \
-$number: Int!, $first: Int!, $after: String, $merged: Boolean!) {
+$number: Int!, $first: Int!, $after: String, $merged: Boolean!, $commits: Boolean!) {
   viewer { login __typename }
   repository(owner: $owner, name: $repo) {
     pullRequest(number: $number) {
@@ -77,6 +81,7 @@ $number: Int!, $first: Int!, $after: String, $merged: Boolean!) {
       commits(last: 1) @skip(if: $merged) {
         nodes { commit { oid statusCheckRollup { ...Checks } } }
       }
+      listedCommits: commits(first: 100) @include(if: $commits) { ...Listed }
       mergeCommit @include(if: $merged) { oid statusCheckRollup { ...Checks } }
       {optional:timelineItems}
     }
@@ -94,6 +99,27 @@ fragment Checks on StatusCheckRollup {
         checkSuite { app { slug } }
       }
       ... on StatusContext { context state targetUrl }
+    }
+  }
+}
+fragment Listed on PullRequestCommitConnection {
+  totalCount
+  pageInfo { hasNextPage endCursor }
+  nodes { commit { oid message authors(first: 10) { nodes { user { login } } } } }
+}";
+
+/// The pull request's commits after the first 100 (`$after`), as [`ROLLUP_QUERY`] reads
+/// them, with the head they were listed for.
+const COMMITS_QUERY: &str = "query PullRequestCommits($owner: String!, $repo: String!, \
+$number: Int!, $after: String) {
+  repository(owner: $owner, name: $repo) {
+    pullRequest(number: $number) {
+      headRefOid
+      listedCommits: commits(first: 100, after: $after) {
+        totalCount
+        pageInfo { hasNextPage endCursor }
+        nodes { commit { oid message authors(first: 10) { nodes { user { login } } } } }
+      }
     }
   }
 }";
@@ -209,6 +235,8 @@ pub struct RollupPr {
     pub labels: Nodes<LabelNode>,
     pub latest_opinionated_reviews: Nodes<ReviewNode>,
     pub commits: Nodes<CommitWrap>,
+    /// The first 100 commits, oldest first (first page of the checks only).
+    pub listed_commits: Option<ListedCommits>,
     pub merge_commit: Option<CommitNode>,
     /// Merged only: the pull requests that refer to this one.
     pub timeline_items: Nodes<CrossReference>,
@@ -300,6 +328,69 @@ pub struct LabelNode {
 pub struct ReviewNode {
     pub author: Option<Actor>,
     pub state: String,
+    /// The commit reviewed (`null` when GitHub no longer has it).
+    pub commit: Option<Oid>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Oid {
+    pub oid: String,
+}
+
+/// A page of a pull request's commits.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct ListedCommits {
+    pub total_count: u64,
+    pub page_info: PageInfo,
+    pub nodes: Vec<Option<ListedCommitWrap>>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ListedCommitWrap {
+    pub commit: ListedCommit,
+}
+
+/// One commit: its message, and the accounts GitHub credits as its authors and
+/// co-authors (`Commit.authors`: a `GitActor` whose email belongs to no person has no
+/// `user`, and an app is not a `User`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ListedCommit {
+    pub oid: String,
+    pub message: String,
+    pub authors: Nodes<GitActor>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct GitActor {
+    pub user: Option<UserLogin>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct UserLogin {
+    pub login: String,
+}
+
+impl ListedCommit {
+    /// The logins GitHub credits (persons only).
+    pub fn author_logins(&self) -> impl Iterator<Item = &str> {
+        self.authors
+            .iter()
+            .filter_map(|a| a.user.as_ref())
+            .map(|u| u.login.as_str())
+            .filter(|l| !l.is_empty())
+    }
+}
+
+impl ListedCommits {
+    pub fn iter(&self) -> impl Iterator<Item = &ListedCommit> {
+        self.nodes.iter().flatten().map(|w| &w.commit)
+    }
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -499,6 +590,8 @@ impl GitHub {
             "first": 100,
             "after": after,
             "merged": merged,
+            // The commits once, with the first page of checks.
+            "commits": !merged && after.is_none(),
         });
         let what = format!("reading pull request #{number} and its checks");
         let data: Data = loop {
@@ -519,6 +612,52 @@ impl GitHub {
             }));
         }
         Ok(data.repository.and_then(|r| r.pull_request))
+    }
+
+    /// The pull request's commits after cursor `after` (100 at most), and the head they
+    /// were listed for; `None`: no such pull request.
+    pub async fn pull_commits(
+        &self,
+        number: u64,
+        after: &str,
+    ) -> Result<Option<(String, ListedCommits)>, ApiError> {
+        #[derive(Deserialize)]
+        struct Data {
+            repository: Option<Repository>,
+        }
+        #[derive(Deserialize)]
+        struct Repository {
+            #[serde(rename = "pullRequest")]
+            pull_request: Option<Pull>,
+        }
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Pull {
+            #[serde(default)]
+            head_ref_oid: String,
+            #[serde(default)]
+            listed_commits: ListedCommits,
+        }
+        let what = format!("reading the commits of pull request #{number}");
+        let data: Data = self
+            .graphql(
+                &what,
+                &json!({
+                    "operationName": "PullRequestCommits",
+                    "query": COMMITS_QUERY,
+                    "variables": {
+                        "owner": self.repo.owner,
+                        "repo": self.repo.name,
+                        "number": number,
+                        "after": after,
+                    },
+                }),
+            )
+            .await?;
+        Ok(data
+            .repository
+            .and_then(|r| r.pull_request)
+            .map(|p| (p.head_ref_oid, p.listed_commits)))
     }
 
     /// The jobs of workflow run `run_id` (its latest attempt).
@@ -632,6 +771,47 @@ mod tests {
         assert!(!shape.drop_unknown(ghes));
         assert!(!shape.drop_unknown("Field 'headRefOid' doesn't exist on type 'PullRequest'"));
         assert!(!shape.drop_unknown("Something went wrong"));
+    }
+
+    #[test]
+    fn the_commits_come_with_the_first_page_and_name_the_persons_github_credits() {
+        let query = RollupShape::default().query();
+        assert!(query.contains("listedCommits: commits(first: 100) @include(if: $commits)"));
+        assert!(query.contains("authors(first: 10) { nodes { user { login } } }"));
+        assert!(query.contains("latestOpinionatedReviews(first: 100, writersOnly: true)"));
+        let pr: RollupPr = serde_json::from_value(json!({
+            "latestOpinionatedReviews": {"nodes": [
+                {"author": {"login": "dave", "__typename": "User"}, "state": "APPROVED",
+                 "commit": {"oid": "abc"}},
+                {"author": null, "state": "APPROVED", "commit": null}
+            ]},
+            "listedCommits": {
+                "totalCount": 101,
+                "pageInfo": {"hasNextPage": true, "endCursor": "c100"},
+                "nodes": [{"commit": {"oid": "abc", "message": "Fix\n\nCo-authored-by: bob <b>",
+                    "authors": {"nodes": [{"user": {"login": "alice"}}, {"user": null},
+                                          {"user": {"login": "bob"}}]}}}, null]
+            }
+        }))
+        .unwrap();
+        let reviews: Vec<Option<&str>> = pr
+            .latest_opinionated_reviews
+            .iter()
+            .map(|r| r.commit.as_ref().map(|c| c.oid.as_str()))
+            .collect();
+        assert_eq!(reviews, [Some("abc"), None]);
+        let listed = pr.listed_commits.unwrap();
+        assert_eq!(listed.total_count, 101);
+        assert!(listed.page_info.has_next_page);
+        let commits: Vec<&ListedCommit> = listed.iter().collect();
+        assert_eq!(commits.len(), 1);
+        assert_eq!(
+            commits[0].author_logins().collect::<Vec<_>>(),
+            ["alice", "bob"]
+        );
+        // Asked without the commits (a later page of checks): none.
+        let later: RollupPr = serde_json::from_value(json!({"number": 7})).unwrap();
+        assert!(later.listed_commits.is_none());
     }
 
     #[test]

@@ -1,8 +1,6 @@
-//! Every failure the program can report, and the one place that maps them to exit codes.
-//!
-//! Exit codes are part of the contract (SPEC.md, "Exit codes"):
-//! 1 = a gate failed, 2 = bad usage/policy/input, 3 = GitHub API, artifact service or
-//! audit store failure.
+//! Every failure the rules and the clients report, typed by what failed, and how a run
+//! ended ([`Outcome`]). Each error is of a [`Kind`]; the binary maps kinds and outcomes
+//! to the contract's exit codes, titles and advice (`src/exit.rs`), in one place.
 
 use std::path::PathBuf;
 
@@ -58,49 +56,29 @@ pub enum Error {
     Store(String),
 }
 
+/// What kind of failure an error is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A verification found tampering: a result, like a failed gate.
+    Tampered,
+    /// The invocation, the event, the policy or another input must change.
+    BadInput,
+    /// A service (the GitHub API, the artifact service, the audit store) failed after
+    /// bounded retries.
+    Service,
+}
+
 impl Error {
-    pub fn exit_code(&self) -> i32 {
+    pub fn kind(&self) -> Kind {
         match self {
-            Error::Tampered(_) => 1,
+            Error::Tampered(_) => Kind::Tampered,
             Error::Usage(_)
             | Error::Event { .. }
             | Error::Policy { .. }
             | Error::Input(_)
-            | Error::Io { .. } => 2,
-            Error::Api(_) | Error::Artifact(_) | Error::Store(_) => 3,
+            | Error::Io { .. } => Kind::BadInput,
+            Error::Api(_) | Error::Artifact(_) | Error::Store(_) => Kind::Service,
         }
-    }
-
-    /// A one-line title for the `::error title=…::` annotation.
-    pub fn title(&self) -> &'static str {
-        match self {
-            Error::Usage(_) => "council: bad usage",
-            Error::Event { .. } => "council: bad event",
-            Error::Policy { .. } => "council: bad policy",
-            Error::Input(_) => "council: bad input",
-            Error::Io { .. } => "council: file error",
-            Error::Api(_) => "council: GitHub API failed",
-            Error::Artifact(_) => "council: artifact upload failed",
-            Error::Tampered(_) => "council: audit file tampered",
-            Error::Store(_) => "council: audit store failed",
-        }
-    }
-
-    /// No token for the GitHub API where one is needed; `why` says what needs it. The
-    /// fix names every way to give one, for a workflow and for the CLI.
-    pub fn no_token(why: impl std::fmt::Display) -> Self {
-        Error::Usage(format!(
-            "no GitHub token: {why}. In a workflow set the `github-token` input (its default \
-             `${{{{ github.token }}}}` is enough); on the CLI set GH_TOKEN or GITHUB_TOKEN"
-        ))
-    }
-
-    /// The step summary's section for this error.
-    pub fn summary_section(&self) -> String {
-        format!(
-            "### agent-council · error\n\n{}\n",
-            crate::render::text::escape_text(&self.to_string())
-        )
     }
 
     /// A file error naming `what` the file is: `Error::io("event file", path, e)` reads
@@ -138,9 +116,9 @@ pub enum Outcome {
     Passed,
     GateFailed,
     EffectFailed,
-    /// Every gate that ran passed, but a later stage could not be decided: the code of
-    /// the error that stopped it (2 bad input, 3 API).
-    Unfinished(i32),
+    /// Every gate that ran passed, but a later stage could not be decided: the kind of
+    /// the error that stopped it.
+    Unfinished(Kind),
 }
 
 impl Outcome {
@@ -162,15 +140,6 @@ impl Outcome {
             self
         }
     }
-
-    pub fn exit_code(self) -> i32 {
-        match self {
-            Outcome::Passed => 0,
-            Outcome::GateFailed => 1,
-            Outcome::EffectFailed => 3,
-            Outcome::Unfinished(code) => code,
-        }
-    }
 }
 
 #[cfg(test)]
@@ -178,22 +147,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn exit_codes_follow_the_contract() {
-        assert_eq!(Error::Usage("x".into()).exit_code(), 2);
+    fn each_error_is_of_a_kind() {
+        assert_eq!(Error::Usage("x".into()).kind(), Kind::BadInput);
         assert_eq!(
             Error::Policy {
                 location: "a:1:1".into(),
                 message: "m".into()
             }
-            .exit_code(),
-            2
+            .kind(),
+            Kind::BadInput
         );
-        assert_eq!(Error::Api("x".into()).exit_code(), 3);
-        assert_eq!(Error::Artifact("x".into()).exit_code(), 3);
-        assert_eq!(Error::Tampered("x".into()).exit_code(), 1);
-        assert_eq!(Outcome::Passed.exit_code(), 0);
-        assert_eq!(Outcome::GateFailed.exit_code(), 1);
-        assert_eq!(Outcome::EffectFailed.exit_code(), 3);
+        assert_eq!(Error::Api("x".into()).kind(), Kind::Service);
+        assert_eq!(Error::Artifact("x".into()).kind(), Kind::Service);
+        assert_eq!(Error::Store("x".into()).kind(), Kind::Service);
+        assert_eq!(Error::Tampered("x".into()).kind(), Kind::Tampered);
     }
 
     #[test]
@@ -204,7 +171,7 @@ mod tests {
             e.to_string(),
             "event file nope.json: no such file or directory"
         );
-        assert_eq!(e.exit_code(), 2);
+        assert_eq!(e.kind(), Kind::BadInput);
         let dir = std::io::Error::from(std::io::ErrorKind::IsADirectory);
         assert_eq!(
             Error::io("policy file", "conf", dir).to_string(),
@@ -217,7 +184,7 @@ mod tests {
         let all = [
             Outcome::Passed,
             Outcome::EffectFailed,
-            Outcome::Unfinished(2),
+            Outcome::Unfinished(Kind::BadInput),
             Outcome::GateFailed,
         ];
         for (i, a) in all.iter().enumerate() {

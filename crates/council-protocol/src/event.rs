@@ -573,7 +573,7 @@ mod tests {
             ),
         ] {
             let err = Event::parse("pull_request", text, "e.json").unwrap_err();
-            assert_eq!(err.exit_code(), 2);
+            assert_eq!(err.kind(), crate::error::Kind::BadInput);
             assert!(err.to_string().contains(expected), "{err}");
         }
     }

@@ -30,6 +30,7 @@ pub mod filter;
 pub mod import;
 mod migrate;
 pub mod query;
+pub mod recorded;
 pub mod report;
 mod sync_state;
 mod text;

@@ -137,9 +137,9 @@ pub struct QueueSummary {
 }
 
 /// SQL conditions and their parameters, built from a [`Filter`].
-struct Where<'f> {
-    sql: String,
-    params: Vec<Param<'f>>,
+pub(crate) struct Where<'f> {
+    pub(crate) sql: String,
+    pub(crate) params: Vec<Param<'f>>,
 }
 
 impl Filter {
@@ -159,7 +159,7 @@ impl Filter {
     }
 
     /// Conditions on contexts (`c`) alone.
-    fn context_conditions(&self) -> Where<'_> {
+    pub(crate) fn context_conditions(&self) -> Where<'_> {
         let mut sql = Vec::new();
         let mut params = Vec::new();
         if let Some(repo) = &self.repository {

@@ -694,3 +694,136 @@ async fn the_queue_question_counts_queue_time_and_failures() {
         assert_eq!(report.queue.summary.failures, 2);
     }
 }
+
+/// `policy simulate`'s read: one row per pull request with its branches, author, guard
+/// verdicts and the message of its newest `check:actor` entry, whichever stage wrote it.
+#[tokio::test]
+async fn recorded_pulls_hold_what_a_replay_needs() {
+    use council_protocol::audit::stored::merge;
+    use council_protocol::audit::timeline::{Record, RunInfo, new_entry};
+    for (_db, mut store) in stores().await {
+        let mut ours = objects::blank(REPO, 3, "copilot-swe-agent[bot]");
+        ours.subject.source_branch = "copilot/fix-3".into();
+        for (run, stage, agent, action, result, message) in [
+            (
+                "1",
+                "guard",
+                "agent_guard",
+                "check:branch-name",
+                "FAIL",
+                "no rule",
+            ),
+            (
+                "1",
+                "guard",
+                "agent_guard",
+                "check:target-branch",
+                "PASS",
+                "ok",
+            ),
+            (
+                "2",
+                "review",
+                "agent_review",
+                "check:actor",
+                "PASS",
+                "human: nothing",
+            ),
+            (
+                "3",
+                "release",
+                "agent_release",
+                "check:actor",
+                "PASS",
+                "agent (label): label \"agent\" is in actors.agents.labels.",
+            ),
+            (
+                "3",
+                "release",
+                "agent_release",
+                "check:pipeline",
+                "PASS",
+                "green",
+            ),
+        ] {
+            let run = RunInfo {
+                run_id: run.into(),
+                run_attempt: 1,
+                job: "council".into(),
+            };
+            let record = Record {
+                stage,
+                agent,
+                action: action.into(),
+                result: result.into(),
+                message: message.into(),
+            };
+            ours.timeline.push(new_entry(
+                &run,
+                &record,
+                &"a".repeat(40),
+                "2026-03-02T10:00:00Z",
+            ));
+        }
+        let three = merge(None, &ours, None).unwrap();
+        store.import(&offer(&three, "file 3")).await.unwrap();
+        let four = object(
+            REPO,
+            4,
+            "alice",
+            &guard(1, "2026-03-02T10:00:00Z", true),
+            None,
+        );
+        store.import(&offer(&four, "file 4")).await.unwrap();
+        let other = object(
+            "octo/other",
+            1,
+            "bob",
+            &guard(1, "2026-03-02T10:00:00Z", true),
+            None,
+        );
+        store.import(&offer(&other, "file other")).await.unwrap();
+
+        let rows = store.recorded_pulls(&Filter::default()).await.unwrap();
+        let shown: Vec<(String, u64)> = rows
+            .iter()
+            .map(|r| (r.repository.clone(), r.number))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                ("octo/app".to_string(), 3),
+                ("octo/app".to_string(), 4),
+                ("octo/other".to_string(), 1)
+            ]
+        );
+        let three = &rows[0];
+        assert_eq!(
+            (
+                three.head.as_str(),
+                three.base.as_str(),
+                three.author.as_str()
+            ),
+            ("copilot/fix-3", "develop", "copilot-swe-agent[bot]")
+        );
+        assert_eq!(three.naming_convention.as_deref(), Some("FAIL"));
+        assert_eq!(three.target_policy.as_deref(), Some("PASS"));
+        assert_eq!(
+            three.actor.as_deref(),
+            Some("agent (label): label \"agent\" is in actors.agents.labels.")
+        );
+        assert_eq!(three.attribution, "header");
+        assert_eq!(rows[1].actor, None);
+        assert_eq!(rows[1].naming_convention.as_deref(), Some("PASS"));
+        let filter = Filter {
+            repository: Some("octo/other".into()),
+            since_unix: None,
+        };
+        assert_eq!(store.recorded_pulls(&filter).await.unwrap().len(), 1);
+        let later = Filter {
+            repository: None,
+            since_unix: Some(2_000_000_000),
+        };
+        assert!(store.recorded_pulls(&later).await.unwrap().is_empty());
+    }
+}

@@ -12,6 +12,7 @@
 
 #![allow(clippy::string_slice)] // a test tool, never part of `council`: its panics fail a test
 
+pub mod accounts;
 pub mod artifacts;
 pub mod builders;
 pub mod ci;

@@ -52,14 +52,14 @@ pub async fn run(env: &RunEnv, req: &AuditRequest, files: &[PathBuf]) -> Result<
                 v
             })
             .collect();
-        println!(
-            "{}",
-            json!({
+        env.runner.println(
+            &(json!({
                 "database": store.shown(),
                 "files": files,
                 "refused": refused,
                 "unreadable": unreadable,
-            })
+            }))
+            .to_string(),
         );
     }
     if !unreadable.is_empty() {
@@ -172,6 +172,6 @@ fn tell(env: &RunEnv, req: &AuditRequest, file: &str, i: &Imported) {
         env.runner
             .annotate(Level::Notice, "council audit import", &line);
     } else if !req.json {
-        println!("{line}");
+        env.runner.println(&line.to_string());
     }
 }

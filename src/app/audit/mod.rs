@@ -3,15 +3,20 @@
 //! back, `verify` checks every stored chain again. The rules are `council_store`'s; this
 //! module opens the store, reaches GitHub and the files, and tells the user.
 //!
+//! `council policy simulate` runs here too (it reads the store): it replays a policy over
+//! every stored pull request.
+//!
 //! Exit codes: 0 done; 1 an object was refused (tampered, or conflicting with the stored
-//! chain) or a stored chain does not verify; 2 bad usage or an unreadable file; 3 the
-//! store or GitHub failed.
+//! chain), a stored chain does not verify, or (simulate) a verdict or class would
+//! change; 2 bad usage, an unreadable file or a bad policy; 3 the store or GitHub
+//! failed.
 
 mod import;
 mod progress;
 mod query;
 mod record;
 mod report;
+mod simulate;
 mod sync;
 mod table;
 mod verify;
@@ -54,6 +59,7 @@ pub async fn run(env: &RunEnv, req: &AuditRequest) -> Result<Outcome> {
         } => query::run(env, req, question.as_deref(), filter, *csv).await,
         AuditTask::Report { html, filter } => report::run(env, req, html, filter).await,
         AuditTask::Verify { filter } => verify::run(env, req, filter).await,
+        AuditTask::Simulate { policy, filter } => simulate::run(env, req, policy, filter).await,
     }
 }
 

@@ -56,9 +56,9 @@ pub async fn run(
         }
     }
     if req.json {
-        println!("{}", Value::Object(json_out));
+        env.runner.println(&(Value::Object(json_out)).to_string());
     } else {
-        print!("{text}");
+        env.runner.print(&text.to_string());
     }
     Ok(Outcome::Passed)
 }

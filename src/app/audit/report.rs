@@ -46,7 +46,7 @@ pub async fn run(
         env.runner
             .annotate(Level::Notice, "council audit report", &line);
     } else {
-        println!("{line}");
+        env.runner.println(&line.to_string());
     }
     Ok(Outcome::Passed)
 }

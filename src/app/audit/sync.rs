@@ -74,7 +74,7 @@ pub(super) async fn run(env: &RunEnv, req: &AuditRequest, s: &SyncRequest<'_>) -
     let full = s.full;
     let repo = repository(s.access, None)?;
     let gh = client(env, s.access, &repo)?.ok_or_else(|| {
-        Error::no_token("`audit sync` reads the pull requests and their comments")
+        crate::exit::no_token("`audit sync` reads the pull requests and their comments")
     })?;
     let mut store = open_default(env, req).await?;
     let full_name = repo.full();
@@ -432,14 +432,14 @@ fn later(a: &str, b: &str) -> bool {
 
 fn tell(env: &RunEnv, json: bool, store: &Store, repo: &str, t: &Tally, requests: u32) {
     if json {
-        println!(
-            "{}",
-            json!({
+        env.runner.println(
+            &(json!({
                 "repository": repo,
                 "database": store.shown(),
                 "tally": t,
                 "requests": requests,
-            })
+            }))
+            .to_string(),
         );
         return;
     }
@@ -503,6 +503,6 @@ fn tell(env: &RunEnv, json: bool, store: &Store, repo: &str, t: &Tally, requests
         env.runner
             .annotate(Level::Notice, "council audit sync", &line);
     } else {
-        println!("{line}");
+        env.runner.println(&line.to_string());
     }
 }

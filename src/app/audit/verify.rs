@@ -66,9 +66,8 @@ pub async fn run(env: &RunEnv, req: &AuditRequest, given: &AuditFilter) -> Resul
         );
     }
     if req.json {
-        println!(
-            "{}",
-            json!({
+        env.runner.println(
+            &(json!({
                 "database": store.shown(),
                 "verified": bad.is_empty(),
                 "contexts": verdicts.len(),
@@ -77,13 +76,14 @@ pub async fn run(env: &RunEnv, req: &AuditRequest, given: &AuditFilter) -> Resul
                 "unverified_attribution": unverified,
                 "signatures_checked": key.is_some(),
                 "failed": bad,
-            })
+            }))
+            .to_string(),
         );
     } else if env.in_actions {
         env.runner
             .annotate(Level::Notice, "council audit verify", &line);
     } else {
-        println!("{line}");
+        env.runner.println(&line.to_string());
     }
     Ok(if bad.is_empty() {
         Outcome::Passed

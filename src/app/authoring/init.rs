@@ -3,6 +3,7 @@
 //! `--force`. With `--from-branches` the policy's rules are proposed from the branch names
 //! the repository already has (read with git), so that today's branches pass.
 
+use crate::runner::Runner;
 use std::path::{Path, PathBuf};
 
 use crate::app::git::{self, GitError};
@@ -33,7 +34,7 @@ struct Planned {
     text: String,
 }
 
-pub fn run(args: &InitArgs, cwd: &Path) -> Result<Outcome> {
+pub fn run(args: &InitArgs, cwd: &Path, out: &Runner) -> Result<Outcome> {
     let root = cwd.join(&args.dir);
     let action = args.action.as_deref().unwrap_or(default_action());
     check_action(action)?;
@@ -41,7 +42,7 @@ pub fn run(args: &InitArgs, cwd: &Path) -> Result<Outcome> {
         let names = git_branches(&root)?;
         let default = default_branch(&root, &names);
         let proposal = propose(&names, default.as_deref());
-        eprintln!(
+        out.eprintln(&format!(
             "proposed {} rule{} from {} branch name{}{}",
             proposal.rules.len(),
             if proposal.rules.len() == 1 { "" } else { "s" },
@@ -55,7 +56,7 @@ pub fn run(args: &InitArgs, cwd: &Path) -> Result<Outcome> {
                     proposal.uncovered.join(", ")
                 )
             }
-        );
+        ));
         with_branches(POLICY, &render_branches(&proposal))
     } else {
         POLICY.to_string()
@@ -90,18 +91,18 @@ pub fn run(args: &InitArgs, cwd: &Path) -> Result<Outcome> {
     }
     if args.dry_run {
         for p in &plan {
-            println!("==> {} <==\n{}", p.path, p.text);
+            out.println(&format!("==> {} <==\n{}", p.path, p.text));
         }
-        eprintln!("dry run: nothing was written");
+        out.eprintln("dry run: nothing was written");
         return Ok(Outcome::Passed);
     }
     for p in &plan {
         write(&root.join(p.path), &p.text)?;
-        println!("wrote {}", p.path);
+        out.println(&format!("wrote {}", p.path));
     }
-    print!("{}", next_steps(action));
+    out.print(&next_steps(action));
     if args.queue {
-        print!("{}", queue_steps());
+        out.print(&queue_steps());
     }
     Ok(Outcome::Passed)
 }

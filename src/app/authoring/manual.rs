@@ -7,21 +7,24 @@ use clap::CommandFactory;
 use clap_complete::Shell;
 
 use crate::cli::Cli;
+use crate::runner::Runner;
 use council_protocol::error::{Error, Outcome, Result};
 
 /// The completion script on stdout: `council completions bash > ~/.local/share/…`.
-pub fn completions(shell: Shell) -> Result<Outcome> {
+pub fn completions(shell: Shell, out: &Runner) -> Result<Outcome> {
     let mut command = Cli::command();
-    clap_complete::generate(shell, &mut command, "council", &mut std::io::stdout());
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut command, "council", &mut script);
+    out.print(&String::from_utf8_lossy(&script));
     Ok(Outcome::Passed)
 }
 
 /// `council.1` and one page per subcommand (`council-state-get.1`), into `dir`.
-pub fn man_pages(dir: &Path) -> Result<Outcome> {
+pub fn man_pages(dir: &Path, out: &Runner) -> Result<Outcome> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io("man page directory", dir, e))?;
     let command = Cli::command();
     let written = write_pages(&command, "council", dir)?;
-    eprintln!("wrote {written} man pages into {}", dir.display());
+    out.eprintln(&format!("wrote {written} man pages into {}", dir.display()));
     Ok(Outcome::Passed)
 }
 

@@ -9,13 +9,18 @@ mod policy_check;
 use std::path::Path;
 
 use crate::cli::{PolicyCommand, ToolCommand};
-use council_protocol::error::{Outcome, Result};
+use crate::runner::Runner;
+use council_protocol::error::{Error, Outcome, Result};
 
-pub fn run(tool: &ToolCommand, cwd: &Path) -> Result<Outcome> {
+pub fn run(tool: &ToolCommand, cwd: &Path, out: &Runner) -> Result<Outcome> {
     match tool {
-        ToolCommand::Init(args) => init::run(args, cwd),
-        ToolCommand::Policy(PolicyCommand::Check(args)) => policy_check::run(args, cwd),
-        ToolCommand::Completions(args) => manual::completions(args.shell),
-        ToolCommand::Man(args) => manual::man_pages(&cwd.join(&args.dir)),
+        ToolCommand::Init(args) => init::run(args, cwd, out),
+        ToolCommand::Policy(PolicyCommand::Check(args)) => policy_check::run(args, cwd, out),
+        // An audit command: `invoke` resolves it as a request (it opens the store).
+        ToolCommand::Policy(PolicyCommand::Simulate(_)) => Err(Error::Usage(
+            "`council policy simulate` runs as an audit command".to_string(),
+        )),
+        ToolCommand::Completions(args) => manual::completions(args.shell, out),
+        ToolCommand::Man(args) => manual::man_pages(&cwd.join(&args.dir), out),
     }
 }

@@ -71,9 +71,10 @@ pub fn validate(env: &RunEnv, req: &ContextValidateRequest) -> Result<Outcome> {
         .append_summary(&view::validate_markdown(&checked, capped))?;
     env.runner.set_outputs(&Outputs::pending().pairs())?;
     if req.json {
-        println!("{}", view::validate_json(&checked, capped));
+        env.runner
+            .println(&view::validate_json(&checked, capped).to_string());
     } else if !env.in_actions {
-        print!("{}", view::validate_plain(&checked));
+        env.runner.print(&view::validate_plain(&checked));
     }
     Ok(if checked.iter().any(|c| c.result.is_err()) {
         Outcome::GateFailed
@@ -113,11 +114,13 @@ pub fn show(env: &RunEnv, req: &ContextShowRequest) -> Result<Outcome> {
     };
     announce_problems(env, std::slice::from_ref(&checked));
     if req.json {
-        println!("{}", view::file_json(&checked));
+        env.runner.println(&view::file_json(&checked).to_string());
     } else {
         match &checked.result {
-            Ok(file) => print!("{}", view::show_plain(file)),
-            Err(_) => print!("{}", view::validate_plain(std::slice::from_ref(&checked))),
+            Ok(file) => env.runner.print(&view::show_plain(file)),
+            Err(_) => env
+                .runner
+                .print(&view::validate_plain(std::slice::from_ref(&checked))),
         }
     }
     Ok(match checked.result {

@@ -52,7 +52,7 @@ impl Run {
     pub fn outcome(&self) -> Outcome {
         let mut ended = outcome(self.setup.as_ref(), &self.records);
         if let Some(e) = &self.error {
-            ended = ended.worst(Outcome::Unfinished(e.exit_code()));
+            ended = ended.worst(Outcome::Unfinished(e.kind()));
         }
         if !self.failed.is_empty() {
             ended = ended.worst(Outcome::EffectFailed);

@@ -44,7 +44,9 @@ pub struct Reader<'a> {
 impl<'a> Reader<'a> {
     pub fn of(q: &'a Queue<'_>) -> Result<Reader<'a>> {
         let gh = q.clients.gh.as_ref().ok_or_else(|| {
-            Error::no_token("the merge queue reads its pull requests and branches through the API")
+            crate::exit::no_token(
+                "the merge queue reads its pull requests and branches through the API",
+            )
         })?;
         Ok(Reader {
             env: q.env,

@@ -55,9 +55,9 @@ pub async fn report(env: &RunEnv, req: &ReportRequest) -> Result<Outcome> {
     env.runner.append_summary(&view::report_markdown(&view))?;
     env.runner.set_outputs(&Outputs::pending().pairs())?;
     if req.target.json {
-        println!("{}", view::report_json(&view));
+        env.runner.println(&view::report_json(&view).to_string());
     } else if !env.in_actions {
-        print!("{}", view::report_plain(&view));
+        env.runner.print(&view::report_plain(&view));
     }
     Ok(Outcome::Passed)
 }
@@ -178,9 +178,9 @@ pub async fn assign(env: &RunEnv, req: &AssignRequest, event: Option<Event>) -> 
     );
     env.runner.set_outputs(&outputs.pairs())?;
     if req.target.json {
-        println!("{}", view::assign_json(&view));
+        env.runner.println(&view::assign_json(&view).to_string());
     } else if !env.in_actions {
-        print!("{}", view::assign_plain(&view));
+        env.runner.print(&view::assign_plain(&view));
     }
     Ok(Outcome::Passed)
 }

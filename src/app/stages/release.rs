@@ -1,7 +1,9 @@
 //! What the release stage reads before it decides, all of it at decision time and none
 //! of it from the ledger: one GraphQL query (the pull request as it is now: branches,
-//! head, author, body, mergeability, labels, each writer's latest review, auto-merge,
-//! merge queue and every check on the decisive commit), the policy of its base branch
+//! head, author, body, mergeability, labels, each writer's latest review and the commit
+//! it reviewed, auto-merge, merge queue, its first 100 commits with their messages and
+//! credited authors, from which its class is decided, and every check on the decisive
+//! commit; more commits cost a request per 100, up to 250), the policy of its base branch
 //! (already read, unless the pull request was retargeted since the event), and, only when
 //! nothing else keeps it from merging, the head's diff for the review gates. This run's
 //! own job is left out of the pipeline with one more request when a GitHub Actions job is
@@ -16,8 +18,12 @@ use super::review::read_diff;
 use super::{Evaluated, StageInput, skipped_note};
 use crate::app::policy_source;
 use crate::env::RunEnv;
+use crate::runner::Level;
 use council_github::GitHub;
 use council_github::pulls::{ContextNode, MAX_CHECK_PAGES, RollupPr, RollupShape};
+use council_protocol::actors::{
+    ActorFacts, Classified, CommitMessage, Commits, MAX_LISTED_COMMITS, classify,
+};
 use council_protocol::command::Command;
 use council_protocol::error::{Error, Result};
 use council_protocol::event::PullRequest;
@@ -29,6 +35,7 @@ use council_protocol::policy::Policy;
 use council_protocol::render::text::Message;
 use council_protocol::review::{ContextCheck, DiffFacts};
 use council_protocol::stage::Stage;
+use council_protocol::stage::release::merged::{self, MergedFacts, Referrer, Trigger};
 use council_protocol::stage::release::{
     ReleaseStage, ReviewReading, evaluate as decide, waits_only_for_review,
 };
@@ -39,7 +46,7 @@ const MERGEABLE_READS: u32 = 3;
 
 pub async fn evaluate(input: &StageInput<'_>) -> Result<Evaluated> {
     let gh = input.clients.gh.as_ref().ok_or_else(|| {
-        Error::no_token(
+        crate::exit::no_token(
             "release reads the pull request through the API (`release-token` is only for \
              the merge)",
         )
@@ -55,13 +62,6 @@ pub async fn evaluate(input: &StageInput<'_>) -> Result<Evaluated> {
     }
     let skip = |why: String| Ok(Evaluated::Skipped(skipped_note(Stage::Release, &why)));
     if rollup.merged {
-        if pr.state != "closed" || !post_merge_allowed(input) {
-            return skip(format!(
-                "#{} is already merged; its post-merge check runs on a push to (or a \
-                 workflow_run of this repository on) {}",
-                pr.number, pr.base_ref
-            ));
-        }
         return post_merge(input, gh, rollup, shape).await;
     }
     if rollup.state != "OPEN" {
@@ -86,16 +86,18 @@ async fn read(
         })
 }
 
-/// After the merge only a push to the base, a workflow run of this repository there, or
-/// an explicit `release` command looks at the merge commit (SPEC: rollback runs on
-/// those; a fork's workflow run can be made to name any commit and branch).
-fn post_merge_allowed(input: &StageInput) -> bool {
+/// What set this run off, as the post-merge rule reads it.
+fn trigger(input: &StageInput) -> Trigger {
     let event = input.event;
     match event.name.as_str() {
-        "push" => true,
-        "workflow_run" => !event.run_is_from_fork(),
+        "push" => Trigger::Push,
+        "workflow_run" if event.run_is_from_fork() => Trigger::ForkWorkflowRun,
+        "workflow_run" => Trigger::OwnWorkflowRun,
         // `council release --pr N`, or the action's `command: release`.
-        _ => input.req.command == Command::Release && input.req.invoked_as == "release",
+        _ if input.req.command == Command::Release && input.req.invoked_as == "release" => {
+            Trigger::Explicit
+        }
+        _ => Trigger::Other,
     }
 }
 
@@ -141,6 +143,25 @@ async fn open(
     let live = live_pull_request(event_pr, &rollup);
     let diff: (DiffFacts, Vec<ContextCheck>);
     let pipeline = pipeline(input.env, gh, &rollup, false, &mut shape).await?;
+    let commits = listed_commits(gh, &rollup).await?;
+    let actor = classify(
+        &policy.actors.agents,
+        &ActorFacts {
+            author: Some(&live.author),
+            head: &live.head_ref,
+            labels: Some(&live.labels),
+            commits: Some(Commits {
+                listed: &commits.listed,
+                total: commits.total,
+            }),
+        },
+    );
+    for warning in &actor.warnings {
+        input
+            .env
+            .runner
+            .annotate(Level::Warning, "council release: actors", &warning.plain());
+    }
     let open = OpenFacts {
         head_sha: live.head_sha.clone(),
         event_head: event_pr.head_sha.clone(),
@@ -159,7 +180,11 @@ async fn open(
                     .unwrap_or_default(),
                 state: r.state.to_ascii_uppercase(),
                 bot: r.author.as_ref().is_some_and(|a| a.typename == "Bot"),
-                commit: None,
+                commit: r
+                    .commit
+                    .as_ref()
+                    .map(|c| c.oid.clone())
+                    .filter(|oid| !oid.is_empty()),
             })
             .collect(),
         auto_merge: rollup.auto_merge_request.as_ref().map(|a| AutoMerge {
@@ -172,7 +197,7 @@ async fn open(
         }),
         in_merge_queue: rollup.is_in_merge_queue,
         author: live.author.clone(),
-        commit_authors: Vec::new(),
+        commit_authors: commits.authors,
     };
     let mut stage = ReleaseStage {
         pr: &live,
@@ -183,7 +208,10 @@ async fn open(
             pipeline,
             open: Some(open),
             queue: policy.queue.enabled,
-            actor: None,
+            actor: Some(Classified {
+                actor: &actor,
+                rules: &policy.actors.agent,
+            }),
         },
         review: None,
         pull_id: &rollup.id,
@@ -198,6 +226,64 @@ async fn open(
     let mut result = decide(&stage);
     result.notes.extend(degraded(&shape));
     Ok(Evaluated::DecidedOn(result, Box::new(live.clone())))
+}
+
+/// The pull request's commits as GitHub lists them for the head just read: their
+/// messages (trailers) and the persons credited as their authors and co-authors.
+struct ListedCommits {
+    listed: Vec<CommitMessage>,
+    /// The pull request's commit count.
+    total: u64,
+    /// Logins, each once.
+    authors: Vec<String>,
+}
+
+/// The commits the rollup brought (the first 100), and, for a pull request with more,
+/// the next pages (one request per 100) up to [`MAX_LISTED_COMMITS`]; reading stops at a
+/// page listed for another head (a push meanwhile: what was read is what is known).
+async fn listed_commits(gh: &GitHub, rollup: &RollupPr) -> Result<ListedCommits> {
+    let mut out = ListedCommits {
+        listed: Vec::new(),
+        total: 0,
+        authors: Vec::new(),
+    };
+    let Some(first) = &rollup.listed_commits else {
+        return Ok(out);
+    };
+    out.total = first.total_count;
+    let take = |page: &council_github::pulls::ListedCommits, out: &mut ListedCommits| {
+        for commit in page.iter() {
+            if out.listed.len() as u64 >= MAX_LISTED_COMMITS {
+                break;
+            }
+            for login in commit.author_logins() {
+                if !out.authors.iter().any(|a| a.eq_ignore_ascii_case(login)) {
+                    out.authors.push(login.to_string());
+                }
+            }
+            out.listed.push(CommitMessage {
+                sha: commit.oid.clone(),
+                message: commit.message.clone(),
+            });
+        }
+    };
+    take(first, &mut out);
+    let mut page_info = first.page_info.clone();
+    while page_info.has_next_page && (out.listed.len() as u64) < MAX_LISTED_COMMITS {
+        let Some(after) = page_info.end_cursor.clone() else {
+            break;
+        };
+        let Some((head, page)) = gh.pull_commits(rollup.number, &after).await? else {
+            break;
+        };
+        if head != rollup.head_ref_oid {
+            break;
+        }
+        take(&page, &mut out);
+        page_info = page.page_info;
+    }
+    out.total = out.total.max(out.listed.len() as u64);
+    Ok(out)
 }
 
 /// The pull request as GitHub answered just now, in the shape the gates read; what the
@@ -252,36 +338,28 @@ async fn post_merge(
         .as_ref()
         .map(|a| a.rest_login())
         .unwrap_or_default();
-    let Some(release) = input.clients.release.as_ref() else {
-        return skip(format!(
-            "#{} is merged; without a `release-token` council cannot tell whether the merge \
-             was its own, so its merge commit is not checked or reverted",
-            pr.number
-        ));
+    let referrers = referrers(&rollup);
+    let mut facts = MergedFacts {
+        number: pr.number,
+        base: &pr.base_ref,
+        closed: pr.state == "closed",
+        trigger: trigger(input),
+        merged_by: &merged_by,
+        release_token: input.clients.release.is_some(),
+        release_identity: None,
+        referrers: &referrers,
     };
-    let Some(ours) = release.identity().await else {
-        return skip(format!(
-            "#{} is merged, but the release token's identity could not be read, so whether \
-             council made the merge is unknown: nothing is checked or reverted",
-            pr.number
-        ));
-    };
-    if merged_by.is_empty() || !merged_by.eq_ignore_ascii_case(&ours.login) {
-        let by = match merged_by.as_str() {
-            "" => "someone GitHub does not name".to_string(),
-            login => format!("`{login}`"),
-        };
-        return skip(format!(
-            "#{} was merged by {by}, not by the release token (`{}`): not council's merge to \
-             check or revert",
-            pr.number, ours.login
-        ));
+    // The event alone may rule it out: then no request is made for the identity.
+    if let Err(why) = merged::triggered(&facts) {
+        return skip(why);
     }
-    if let Some(revert) = reverted_by(&rollup, &ours.login) {
-        return skip(format!(
-            "#{} was already reverted by #{revert} (ROLLED_BACK)",
-            pr.number
-        ));
+    let identity = match input.clients.release.as_ref() {
+        Some(release) => release.identity().await.map(|i| i.login),
+        None => None,
+    };
+    facts.release_identity = identity.as_deref();
+    if let Err(why) = merged::may_check(&facts) {
+        return skip(why);
     }
     let pipeline = pipeline(input.env, gh, &rollup, true, &mut shape).await?;
     let stage = ReleaseStage {
@@ -303,19 +381,25 @@ async fn post_merge(
     Ok(Evaluated::Decided(result))
 }
 
-/// The revert pull request `login` opened for this one, if any: GitHub names its branch
-/// `revert-<number>-<head>`, and it refers to the reverted pull request.
-fn reverted_by(rollup: &RollupPr, login: &str) -> Option<u64> {
-    let prefix = format!("revert-{}-", rollup.number);
-    rollup.timeline_items.iter().find_map(|item| {
-        let source = item.source.as_ref()?;
-        let by_us = source
-            .author
-            .as_ref()
-            .is_some_and(|a| a.rest_login().eq_ignore_ascii_case(login));
-        let branch = source.head_ref_name.as_deref()?;
-        (by_us && branch.starts_with(&prefix)).then_some(source.number?)
-    })
+/// The pull requests that refer to a merged one (its revert among them), as the
+/// post-merge rule reads them.
+fn referrers(rollup: &RollupPr) -> Vec<Referrer> {
+    rollup
+        .timeline_items
+        .iter()
+        .filter_map(|item| {
+            let source = item.source.as_ref()?;
+            Some(Referrer {
+                number: source.number?,
+                head_ref: source.head_ref_name.clone()?,
+                author: source
+                    .author
+                    .as_ref()
+                    .map(|a| a.rest_login())
+                    .unwrap_or_default(),
+            })
+        })
+        .collect()
 }
 
 /// A summary note when the server did not know some fields of the query.

@@ -50,9 +50,9 @@ pub(crate) fn finish(
     env.runner
         .set_outputs(&outputs(&latest.selection.state, url).pairs())?;
     if json_wanted {
-        println!("{}", json());
+        env.runner.println(&json().to_string());
     } else if !env.in_actions {
-        print!("{}", plain());
+        env.runner.print(&plain());
     }
     Ok(Outcome::Passed)
 }

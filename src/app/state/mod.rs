@@ -94,7 +94,7 @@ impl Target {
         command: &str,
     ) -> Result<Target> {
         let gh = client(env, &req.access, &repo)?.ok_or_else(|| {
-            Error::no_token(format!(
+            crate::exit::no_token(format!(
                 "`{command}` reads the issue through the GitHub API"
             ))
         })?;

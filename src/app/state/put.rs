@@ -74,9 +74,9 @@ pub(crate) async fn publish(
     env.runner
         .set_outputs(&outputs(&rendered.state, written.url()).pairs())?;
     if req.json {
-        println!("{}", put_view::put_json(&put));
+        env.runner.println(&put_view::put_json(&put).to_string());
     } else if !env.in_actions {
-        print!("{}", put_view::put_plain(&put));
+        env.runner.print(&put_view::put_plain(&put));
     }
     // A read-only token is a warning, not a failure (SPEC, exit codes); the empty
     // `state-comment-url` tells a workflow that nothing was written.

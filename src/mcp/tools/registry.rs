@@ -55,8 +55,10 @@ struct ContextWindow {
 #[allow(dead_code)]
 struct LoadedProject {
     project_id: String,
-    files_loaded: Option<u64>,
-    size_in_tokens: Option<u64>,
+    /// Files of the project in your context
+    files_loaded: u64,
+    /// Tokens they take
+    size_in_tokens: u64,
 }
 
 #[derive(Deserialize)]
@@ -65,7 +67,8 @@ struct LoadedProject {
 #[allow(dead_code)]
 struct LoadedTask {
     task_id: String,
-    relevant_files: Option<u64>,
+    /// Files of the task in your context
+    relevant_files: u64,
 }
 
 #[derive(Deserialize)]
@@ -76,7 +79,7 @@ struct Capabilities {
     /// Task ids you hold the context for
     can_start_immediately: Vec<String>,
     /// Task ids you would have to load first
-    needs_context_load: Vec<String>,
+    needs_context_load: Option<Vec<String>>,
 }
 
 /// `report_context`'s arguments as given: the protocol's parser checks them member by
@@ -139,4 +142,80 @@ pub async fn assign(ctx: &ToolContext, args: AssignArgs) -> Result<Value> {
     let mut out = assigned.json();
     out["warnings"] = json!(assigned.warnings);
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Map, Value, json};
+
+    use council_protocol::context_report::report::parse_report;
+
+    /// What the schema requires and nothing more, leaf values chosen by name.
+    fn minimal(schema: &Value, name: &str) -> Value {
+        let kind = match &schema["type"] {
+            Value::Array(kinds) => kinds[0].as_str().unwrap_or_default(),
+            kind => kind.as_str().unwrap_or_default(),
+        };
+        match kind {
+            "object" => {
+                let mut map = Map::new();
+                for field in schema["required"].as_array().into_iter().flatten() {
+                    let field = field.as_str().unwrap();
+                    map.insert(field.into(), minimal(&schema["properties"][field], field));
+                }
+                Value::Object(map)
+            }
+            "array" => json!([minimal(&schema["items"], name)]),
+            "integer" => json!(1),
+            _ => match name {
+                "canStartImmediately" | "needsContextLoad" | "taskId" => json!("T-1"),
+                _ => json!("agent-1"),
+            },
+        }
+    }
+
+    /// The tool's arguments are a report's fields; which of them a caller must give is
+    /// said twice, by the schema and by the parser, and this holds the two together:
+    /// the schema's minimum parses, and without any one field it lists as required, it
+    /// does not.
+    #[test]
+    fn the_schema_requires_what_the_parser_requires() {
+        let schema: Value = serde_json::from_str(include_str!("../schemas/report_context.json"))
+            .expect("the committed schema is JSON");
+        // The top-level fields are optional in the schema only because the whole
+        // `{"contextReport": …}` shape may stand instead of them.
+        let mut report = Map::new();
+        for field in [
+            "agentId",
+            "contextWindow",
+            "loadedProjects",
+            "loadedTasks",
+            "capabilities",
+        ] {
+            report.insert(field.into(), minimal(&schema["properties"][field], field));
+        }
+        let text = Value::Object(report.clone()).to_string();
+        if let Err(e) = parse_report(&text) {
+            panic!("the schema's minimal report is refused: {e:?}\n{text}");
+        }
+        let mut dropped = 0;
+        for (field, value) in &report {
+            let Some(object) = value.as_object().or_else(|| value[0].as_object()) else {
+                continue;
+            };
+            for inner in object.keys() {
+                let mut without = report.clone();
+                let slot = &mut without[field];
+                let target = if slot.is_array() { &mut slot[0] } else { slot };
+                target.as_object_mut().unwrap().remove(inner);
+                let text = Value::Object(without).to_string();
+                assert!(
+                    parse_report(&text).is_err(),
+                    "the schema requires {field}.{inner}, the parser does not"
+                );
+                dropped += 1;
+            }
+        }
+        assert!(dropped >= 5, "only {dropped} required fields were tried");
+    }
 }

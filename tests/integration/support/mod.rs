@@ -14,8 +14,13 @@ pub use council_fake_github::{
 };
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use agent_council::env::Vars;
+use agent_council::invoke::invoke;
+use agent_council::runner::Sink;
 
 use serde_json::Value;
 
@@ -43,6 +48,8 @@ pub struct Council {
     env: Vec<(String, String)>,
     event: Option<(String, EventBody)>,
     workspace: tempfile::TempDir,
+    /// In a process of its own (the binary), not in this one.
+    process: bool,
 }
 
 enum EventBody {
@@ -89,6 +96,7 @@ impl Council {
             env,
             event: None,
             workspace,
+            process: false,
         }
     }
 
@@ -99,6 +107,7 @@ impl Council {
             env: vec![("COUNCIL_RETRY_BASE_MS".into(), "1".into())],
             event: None,
             workspace: tempfile::tempdir().unwrap(),
+            process: false,
         }
     }
 
@@ -166,51 +175,115 @@ impl Council {
         self.workspace.path()
     }
 
-    pub async fn run(self) -> Run {
-        tokio::task::spawn_blocking(move || self.run_blocking())
-            .await
-            .unwrap()
+    /// Runs it as the binary the runner starts (`council` in a process of its own), for
+    /// what only a process can show: its exit status, its streams, its environment.
+    pub fn process(mut self) -> Self {
+        self.process = true;
+        self
     }
 
+    /// Runs the app in this process (the same `invoke` the binary runs, its output
+    /// captured), unless the test asks for a process or `COUNCIL_BIN` names a binary to
+    /// test.
+    pub async fn run(self) -> Run {
+        if self.process || std::env::var_os("COUNCIL_BIN").is_some() {
+            return tokio::task::spawn_blocking(move || self.run_blocking())
+                .await
+                .unwrap();
+        }
+        let prepared = self.prepare();
+        let (sink, captured) = Sink::capture();
+        let vars = Vars::from_pairs(prepared.env.clone());
+        let cwd = prepared.cwd.clone();
+        let args = prepared.args.clone();
+        let code = tokio::time::timeout(RUN_TIMEOUT, invoke(&args, vars, cwd, sink))
+            .await
+            .unwrap_or_else(|_| panic!("council did not finish within {RUN_TIMEOUT:?}"));
+        let take = |m: &std::sync::Mutex<String>| std::mem::take(&mut *m.lock().unwrap());
+        prepared.finish(code, take(&captured.stdout), take(&captured.stderr))
+    }
+
+    /// Runs the binary in a process of its own, and waits for it.
     pub fn run_blocking(self) -> Run {
+        let prepared = self.prepare();
+        let mut cmd = Command::new(binary());
+        cmd.env_clear()
+            .current_dir(&prepared.cwd)
+            .args(prepared.args.iter().skip(1))
+            .envs(prepared.env.iter().cloned());
+        let out = output_within(cmd, RUN_TIMEOUT);
+        prepared.finish(
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    }
+
+    /// The command line and environment the runner would give, and where it writes.
+    fn prepare(self) -> Prepared {
         let home = tempfile::tempdir().unwrap();
         let output = home.path().join("github_output");
         let summary = home.path().join("step_summary");
-        let mut cmd = Command::new(binary());
-        cmd.env_clear()
-            .current_dir(self.workspace.path())
-            .args(&self.args)
-            .envs(self.env.iter().cloned());
+        let mut args: Vec<OsString> = vec!["council".into()];
+        args.extend(self.args.iter().map(OsString::from));
+        let mut env = self.env.clone();
         let is_action = self
             .env
             .iter()
             .any(|(k, v)| k == "GITHUB_ACTIONS" && v == "true");
+        let path = |p: &Path| p.to_string_lossy().into_owned();
         if is_action {
-            cmd.env("GITHUB_WORKSPACE", self.workspace.path())
-                .env("GITHUB_OUTPUT", &output)
-                .env("GITHUB_STEP_SUMMARY", &summary);
+            env.push(("GITHUB_WORKSPACE".into(), path(self.workspace.path())));
+            env.push(("GITHUB_OUTPUT".into(), path(&output)));
+            env.push(("GITHUB_STEP_SUMMARY".into(), path(&summary)));
         }
         if let Some((name, body)) = &self.event {
-            let path = home.path().join("event.json");
+            let event = home.path().join("event.json");
             let text = match body {
                 EventBody::Json(v) => serde_json::to_string_pretty(v).unwrap(),
                 EventBody::Raw(t) => t.clone(),
             };
-            std::fs::write(&path, text).unwrap();
+            std::fs::write(&event, text).unwrap();
             if is_action {
-                cmd.env("GITHUB_EVENT_NAME", name)
-                    .env("GITHUB_EVENT_PATH", &path);
+                env.push(("GITHUB_EVENT_NAME".into(), name.clone()));
+                env.push(("GITHUB_EVENT_PATH".into(), path(&event)));
             } else {
-                cmd.arg("--event").arg(&path).arg("--event-name").arg(name);
+                args.extend(["--event".into(), event.into_os_string()]);
+                args.extend(["--event-name".into(), name.into()]);
             }
         }
-        let out = output_within(cmd, RUN_TIMEOUT);
+        Prepared {
+            cwd: self.workspace.path().to_path_buf(),
+            args,
+            env,
+            output,
+            summary,
+            workspace: self.workspace,
+            _home: home,
+        }
+    }
+}
+
+/// A run about to start: its command line, environment and working directory, and the
+/// files the runner would read afterwards.
+struct Prepared {
+    cwd: PathBuf,
+    args: Vec<OsString>,
+    env: Vec<(String, String)>,
+    output: PathBuf,
+    summary: PathBuf,
+    workspace: tempfile::TempDir,
+    _home: tempfile::TempDir,
+}
+
+impl Prepared {
+    fn finish(self, code: i32, stdout: String, stderr: String) -> Run {
         Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-            outputs: parse_outputs(&std::fs::read_to_string(&output).unwrap_or_default()),
-            summary: std::fs::read_to_string(&summary).unwrap_or_default(),
+            code,
+            stdout,
+            stderr,
+            outputs: parse_outputs(&std::fs::read_to_string(&self.output).unwrap_or_default()),
+            summary: std::fs::read_to_string(&self.summary).unwrap_or_default(),
             workspace: self.workspace,
         }
     }

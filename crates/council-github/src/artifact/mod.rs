@@ -300,8 +300,8 @@ mod tests {
     #[test]
     fn errors_map_to_exit_codes() {
         let e: council_protocol::error::Error = ArtifactError::NotOk { what: "x".into() }.into();
-        assert_eq!(e.exit_code(), 3);
+        assert_eq!(e.kind(), council_protocol::error::Kind::Service);
         let e: council_protocol::error::Error = ArtifactError::Retention(u32::MAX).into();
-        assert_eq!(e.exit_code(), 2);
+        assert_eq!(e.kind(), council_protocol::error::Kind::BadInput);
     }
 }

@@ -312,7 +312,7 @@ mod tests {
             (inputs(None, None, Some("{not json")), "input `memory`"),
         ] {
             let e = validate(&i).unwrap_err();
-            assert_eq!(e.exit_code(), 2);
+            assert_eq!(e.kind(), crate::error::Kind::BadInput);
             assert!(e.to_string().contains(needle), "{e}");
         }
     }
@@ -408,7 +408,7 @@ mod tests {
             ),
         ] {
             let e = validate(&inputs).unwrap_err();
-            assert_eq!(e.exit_code(), 2);
+            assert_eq!(e.kind(), crate::error::Kind::BadInput);
             assert!(e.to_string().contains(needle), "{e}");
         }
     }

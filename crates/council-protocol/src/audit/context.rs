@@ -1,6 +1,8 @@
 //! The Context Object of seed 001, field for field, with SPEC.md's additions.
 
 use serde::{Deserialize, Serialize};
+
+use super::gates::Gates;
 use serde_json::{Map, Value};
 
 use crate::event::PullRequest;
@@ -24,8 +26,8 @@ pub struct ContextObject {
     pub trigger: String,
     pub subject: Subject,
     pub state: StageState,
-    /// `null` (not run), `"PASS"` or `"FAIL"` per gate, in insertion order.
-    pub gates: Map<String, Value>,
+    /// `null` (not run), `"PASS"` or `"FAIL"` per gate, derived from the timeline.
+    pub gates: Gates,
     pub timeline: Vec<Entry>,
     /// Fields written by newer versions, kept as they are.
     #[serde(flatten)]
@@ -150,10 +152,7 @@ impl ContextObject {
                 review_status: ReviewStatus::Pending,
                 release_status: ReleaseStatus::Pending,
             },
-            gates: BASE_GATES
-                .iter()
-                .map(|g| (g.to_string(), Value::Null))
-                .collect(),
+            gates: Gates::not_run(&BASE_GATES),
             timeline: Vec::new(),
             extra: Map::new(),
         }

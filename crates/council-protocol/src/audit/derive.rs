@@ -6,11 +6,10 @@
 //! or when that result is neither PASS nor FAIL); a stage's status comes from its newest
 //! decision (the check entries of its newest run) on the newest head SHA it ran on.
 
-use serde_json::{Map, Value};
-
 use super::context::{
     BASE_GATES, ContextObject, Entry, GuardStatus, ReleaseStatus, ReviewStatus, StageState,
 };
+use super::gates::{GateValue, Gates};
 use super::verify::EntryFacts;
 use crate::gates::gate_key;
 use crate::stage::Stage;
@@ -90,27 +89,26 @@ pub fn derive(ctx: &mut ContextObject) {
 }
 
 /// The `state` and `gates` a timeline implies.
-pub fn derived<F: Fact>(timeline: &[F]) -> (StageState, Map<String, Value>) {
+pub fn derived<F: Fact>(timeline: &[F]) -> (StageState, Gates) {
     (stage_state(timeline), gates(timeline))
 }
 
-pub fn gates<F: Fact>(timeline: &[F]) -> Map<String, Value> {
-    let mut gates: Map<String, Value> = BASE_GATES
-        .iter()
-        .map(|g| (g.to_string(), Value::Null))
-        .collect();
+pub fn gates<F: Fact>(timeline: &[F]) -> Gates {
+    let mut gates = Gates::not_run(&BASE_GATES);
     for entry in timeline {
         if let Some(key) = gate_key(entry.action()) {
-            gates.insert(key, verdict(entry.result()));
+            gates.set(key, verdict(entry.result()));
         }
     }
     gates
 }
 
-fn verdict(result: &str) -> Value {
+/// A check's result as `gates` holds it: waiting (`PENDING`) is no verdict yet.
+fn verdict(result: &str) -> Option<GateValue> {
     match result {
-        "PASS" | "FAIL" => Value::String(result.to_string()),
-        _ => Value::Null,
+        "PASS" => Some(GateValue::Pass),
+        "FAIL" => Some(GateValue::Fail),
+        _ => None,
     }
 }
 
@@ -371,9 +369,6 @@ mod tests {
             E(L, "check:queue", "FAIL", "s", "3"),
         ];
         assert_eq!(release_status(&dequeued), ReleaseStatus::Pending);
-        assert_eq!(
-            gates(&dequeued).get("queue"),
-            Some(&Value::String("FAIL".into()))
-        );
+        assert_eq!(gates(&dequeued).get("queue"), Some(Some(&GateValue::Fail)));
     }
 }

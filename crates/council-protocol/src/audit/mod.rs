@@ -44,6 +44,7 @@ pub mod canonical;
 pub mod chain;
 pub mod context;
 pub mod derive;
+pub mod gates;
 pub mod head;
 mod number;
 pub mod stored;

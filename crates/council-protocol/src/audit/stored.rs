@@ -10,6 +10,7 @@ use super::chain::{ChainError, ZERO_HASH, seal_tail};
 use super::context::{ContextObject, Entry};
 use super::derive::decision;
 use super::derive::derive;
+use super::gates::GateValue;
 use super::head::{Head, HeadError};
 use super::timeline::{MAX_ENTRIES, MAX_ENTRIES_SHOWN};
 use super::verify::{Tamper, VerifyReport, verify_tail};
@@ -306,8 +307,13 @@ pub fn render(stored: &Stored, links: &Links) -> String {
         ctx.state.release_status.as_str()
     ));
     out.push_str("| Gate | Result |\n| --- | --- |\n");
-    for (gate, value) in &ctx.gates {
-        let shown = value.as_str().unwrap_or("not run");
+    for (gate, value) in ctx.gates.iter() {
+        let shown = match gate {
+            // Always a PASS: what it says is the class, and the kinds of evidence.
+            "actor" => class_shown(&ctx.timeline),
+            _ => None,
+        };
+        let shown = shown.unwrap_or_else(|| value.map_or("not run", GateValue::as_str).to_string());
         out.push_str(&format!("| `{gate}` | {shown} |\n"));
     }
     out.push_str(&findings(&ctx.timeline));
@@ -346,6 +352,21 @@ pub fn render(stored: &Stored, links: &Links) -> String {
     out.push_str(&html_safe_json(stored));
     out.push_str(DATA_CLOSE);
     out
+}
+
+/// The class the newest `check:actor` entry recorded, with the kinds of evidence that
+/// made it an agent's (`agent (login, branch)`, `human`): the evidence itself is in the
+/// findings below the table.
+fn class_shown(timeline: &[Entry]) -> Option<String> {
+    let entry = timeline.iter().rev().find(|e| e.action == "check:actor")?;
+    let recorded = crate::actors::RecordedActor::parse(&entry.message)?;
+    Some(match recorded.class {
+        crate::actors::Class::Human => "human".to_string(),
+        crate::actors::Class::Agent => {
+            let kinds: Vec<&str> = recorded.kinds.iter().map(|k| k.as_str()).collect();
+            format!("agent ({})", kinds.join(", "))
+        }
+    })
 }
 
 /// Each stage's newest decision with every check's reason: what a reader of the pull

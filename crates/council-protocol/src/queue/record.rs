@@ -183,8 +183,8 @@ impl SetupError {
         }
     }
 
-    /// A set-up error is a verdict that could not be acted on: exit 3.
+    /// A set-up error is a verdict that could not be acted on: GitHub refused it (exit 3).
     pub fn outcome(&self) -> Outcome {
-        Outcome::Unfinished(3)
+        Outcome::Unfinished(crate::error::Kind::Service)
     }
 }

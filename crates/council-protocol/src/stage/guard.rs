@@ -66,6 +66,8 @@ pub fn evaluate(input: &GuardStage) -> StageResult {
         gates,
         effects,
         notes,
+        // The guard reads nothing but the branches: the class is review's and release's.
+        actor: None,
     }
 }
 

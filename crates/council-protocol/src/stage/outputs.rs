@@ -22,12 +22,13 @@ pub enum Output {
     StateInputRequest,
     StateCommentUrl,
     RecommendedAgent,
+    Actor,
     QueueStatus,
     QueueSha,
 }
 
 impl Output {
-    pub const ALL: [Output; 18] = [
+    pub const ALL: [Output; 19] = [
         Output::GuardStatus,
         Output::ReviewStatus,
         Output::ReleaseStatus,
@@ -44,6 +45,7 @@ impl Output {
         Output::StateInputRequest,
         Output::StateCommentUrl,
         Output::RecommendedAgent,
+        Output::Actor,
         Output::QueueStatus,
         Output::QueueSha,
     ];
@@ -66,6 +68,7 @@ impl Output {
             Output::StateInputRequest => "state-input-request",
             Output::StateCommentUrl => "state-comment-url",
             Output::RecommendedAgent => "recommended-agent",
+            Output::Actor => "actor",
             Output::QueueStatus => "queue-status",
             Output::QueueSha => "queue-sha",
         }
@@ -99,12 +102,18 @@ impl Outputs {
         out
     }
 
-    /// `pending()` with the status of every stage that ran.
+    /// `pending()` with the status of every stage that ran, and `actor`: the class the
+    /// last stage that decided one found (empty when none did).
     pub fn of_results(results: &[StageResult]) -> Outputs {
         let mut out = Outputs::pending();
         for result in results {
             out.set(Output::status_of(result.stage), result.status.as_str());
         }
+        let class = results.iter().rev().find_map(|r| r.actor);
+        out.set(
+            Output::Actor,
+            class.map_or("", crate::actors::Class::as_str),
+        );
         out
     }
 
@@ -194,6 +203,35 @@ mod tests {
         });
         assert_eq!(out.get(Output::QueueStatus), Some("TESTING"));
         assert_eq!(out.get(Output::QueueSha), Some("abc"));
+    }
+
+    #[test]
+    fn actor_is_the_last_class_decided_and_empty_without_one() {
+        use crate::actors::Class;
+        use crate::audit::{GuardStatus, ReviewStatus};
+        use crate::stage::result::Status;
+        let result = |stage, status, actor| StageResult {
+            stage,
+            status,
+            gates: Vec::new(),
+            effects: Vec::new(),
+            notes: Vec::new(),
+            actor,
+        };
+        let guard = result(Stage::Guard, Status::Guard(GuardStatus::Pass), None);
+        assert_eq!(
+            Outputs::of_results(std::slice::from_ref(&guard)).get(Output::Actor),
+            Some("")
+        );
+        let review = result(
+            Stage::Review,
+            Status::Review(ReviewStatus::Approved),
+            Some(Class::Agent),
+        );
+        assert_eq!(
+            Outputs::of_results(&[guard, review]).get(Output::Actor),
+            Some("agent")
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use super::Stage;
 use super::effect::{Effect, EffectReport};
+use crate::actors::Class;
 use crate::audit::timeline::{Record, new_entry};
 use crate::audit::{Entry, GuardStatus, ReleaseStatus, ReviewStatus, RunInfo};
 use crate::error::Outcome;
@@ -37,6 +38,9 @@ pub struct StageResult {
     pub effects: Vec<Effect>,
     /// Footnotes for the summary (what the stage looked at, what it left out).
     pub notes: Vec<Message>,
+    /// The pull request's class, when the stage decided it from live facts (review and
+    /// release): the `actor` output.
+    pub actor: Option<Class>,
 }
 
 impl StageResult {
@@ -85,14 +89,18 @@ pub fn entries(
     out
 }
 
-/// How a run ends: a computed verdict decides (a failed gate exits 1 even when an effect
-/// then failed); otherwise a stage that could not be decided ends it with its error's
-/// code (`unfinished`), and a failed effect with 3.
-pub fn outcome(results: &[StageResult], effects_failed: bool, unfinished: Option<i32>) -> Outcome {
+/// How a run ends: a computed verdict decides (a failed gate ends it so even when an
+/// effect then failed); otherwise a stage that could not be decided ends it with its
+/// error's kind (`unfinished`), then a failed effect.
+pub fn outcome(
+    results: &[StageResult],
+    effects_failed: bool,
+    unfinished: Option<crate::error::Kind>,
+) -> Outcome {
     if results.iter().any(StageResult::failed) {
         Outcome::GateFailed
-    } else if let Some(code) = unfinished {
-        Outcome::Unfinished(code)
+    } else if let Some(kind) = unfinished {
+        Outcome::Unfinished(kind)
     } else if effects_failed {
         Outcome::EffectFailed
     } else {

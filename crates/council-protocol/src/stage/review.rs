@@ -57,6 +57,7 @@ pub fn evaluate(facts: &ReviewFacts) -> StageResult {
         gates,
         effects,
         notes,
+        actor: facts.actor.map(|a| a.actor.class),
     }
 }
 
@@ -73,6 +74,40 @@ fn agent_label(facts: &ReviewFacts) -> Option<Effect> {
         issue: facts.pr.number,
         label: label.to_string(),
     })
+}
+
+/// What the pull request's head is now, against the head the event named: review's
+/// verdict is about the event's head (its diff was read by that SHA) whatever happened
+/// since, but the approve label follows the newest head only, so a run whose head moved
+/// on leaves the decision to the run of the new head.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HeadNow {
+    /// Still the event's head: decide.
+    Same,
+    /// Moved on: decide nothing; why, for the summary.
+    MovedOn(Message),
+    /// It could not be read again (404 on the single pull request): decide, and say so.
+    Unread(Message),
+}
+
+/// [`HeadNow`] for `pr` (the event's) and the head GitHub reports now (`None`: not read).
+pub fn head_now(pr: &crate::event::PullRequest, now: Option<&str>) -> HeadNow {
+    let short = |sha: &str| crate::gates::release::short(sha).to_string();
+    match now {
+        Some(now) if now != pr.head_sha => HeadNow::MovedOn(Message::new().text(format!(
+            "the head of #{} moved from {} to {} since the event; the run for the new head \
+             decides",
+            pr.number,
+            short(&pr.head_sha),
+            short(now),
+        ))),
+        Some(_) => HeadNow::Same,
+        None => HeadNow::Unread(Message::new().text(format!(
+            "review: the head of #{} could not be read again (404); the verdict is about {}",
+            pr.number,
+            short(&pr.head_sha)
+        ))),
+    }
 }
 
 /// Every review gate the policy turns on, over one reading of the head's diff (the
@@ -503,5 +538,23 @@ mod tests {
                 }]
             );
         }
+    }
+
+    #[test]
+    fn a_head_that_moved_on_leaves_the_decision_to_its_own_run() {
+        let mut pr = crate::event::sample_pull_request();
+        pr.head_sha = "1111111aaaa".into();
+        assert_eq!(head_now(&pr, Some("1111111aaaa")), HeadNow::Same);
+        let HeadNow::MovedOn(why) = head_now(&pr, Some("2222222bbbb")) else {
+            panic!("moved");
+        };
+        assert_eq!(
+            why.plain(),
+            format!(
+                "the head of #{} moved from 1111111 to 2222222 since the event; the run for the new head decides",
+                pr.number
+            )
+        );
+        assert!(matches!(head_now(&pr, None), HeadNow::Unread(_)));
     }
 }

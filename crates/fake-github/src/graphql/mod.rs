@@ -47,6 +47,10 @@ pub fn defaults() -> BTreeMap<String, Operation> {
             "PullRequestRollup".to_string(),
             rollup::pull_request as Operation,
         ),
+        (
+            "PullRequestCommits".to_string(),
+            rollup::commits as Operation,
+        ),
         ("RevertPullRequest".to_string(), revert::revert as Operation),
     ])
 }
@@ -121,8 +125,12 @@ fn without_comments(query: &str) -> &str {
     rest
 }
 
-/// An actor as GraphQL shows it: bots lose their `[bot]` suffix.
+/// An actor as GraphQL shows it: bots lose their `[bot]` suffix, and an account that
+/// REST names otherwise gets GraphQL's name ([`crate::accounts`]).
 pub fn actor(login: &str) -> Value {
+    if let Some(graphql) = crate::accounts::graphql_login(login) {
+        return json!({"login": graphql, "__typename": "Bot"});
+    }
     let kind = if login.ends_with("[bot]") {
         "Bot"
     } else {

@@ -35,6 +35,14 @@ pub fn pull_request(world: &mut World, call: &Call) -> Answer {
         );
     };
     let reviews = latest_opinionated(pr);
+    let pr_merged = pr.merged;
+    // `listedCommits: commits(first: 100) @include(if: $commits)`: asked on the first
+    // page of an open pull request's checks.
+    let listed = (call.variables["commits"] == Value::Bool(true) && !pr_merged)
+        .then(|| listed_commits(world, number, None));
+    let Some(pr) = world.pr(number) else {
+        return super::error("the pull request went away");
+    };
     // A merged pull request's merge commit has checks of its own (the post-merge check).
     let merge_commit = pr
         .merge_commit_sha
@@ -88,8 +96,113 @@ pub fn pull_request(world: &mut World, call: &Call) -> Answer {
                 "oid": pr.head_sha,
                 "statusCheckRollup": rollup(world, &pr.head_sha, &call.variables),
             }}]},
+            "listedCommits": listed,
         }}}}),
     )
+}
+
+/// `PullRequestCommits`: the commits after `$after`, 100 at most, with the head.
+pub fn commits(world: &mut World, call: &Call) -> Answer {
+    let data = json!({"repository": {"pullRequest": null}});
+    if !call.may(Scope::PullRequests, Access::Read) {
+        return typed_error(
+            data,
+            "FORBIDDEN",
+            "repository",
+            "Resource not accessible by integration",
+        );
+    }
+    let Some(number) = call.variables["number"].as_u64() else {
+        return super::error("Variable $number of type Int! was provided invalid value");
+    };
+    let Some(head) = world.pr(number).map(|pr| pr.head_sha.clone()) else {
+        return typed_error(
+            data,
+            "NOT_FOUND",
+            "repository",
+            &format!("Could not resolve to a PullRequest with the number of {number}."),
+        );
+    };
+    let listed = listed_commits(world, number, call.variables["after"].as_str());
+    Answer::ok(json!({"data": {"repository": {"pullRequest": {
+        "headRefOid": head,
+        "listedCommits": listed,
+    }}}}))
+}
+
+/// GraphQL's `commits(first: 100, after:)` of a pull request: oldest first (its head
+/// alone when the scene did not build its commits), each with its message and
+/// `authors(first: 10)`: the accounts GitHub credits by email, the author's and each
+/// `Co-authored-by` trailer's. A `GitActor`'s `user` is a `User`: an app (and an email
+/// of no account) has none.
+fn listed_commits(world: &mut World, number: u64, after: Option<&str>) -> Value {
+    let shas = match world.pr_commits(number) {
+        Some(shas) => shas,
+        None => {
+            let head = world.pr(number).map(|pr| pr.head_sha.clone());
+            head.into_iter()
+                .filter(|h| world.ensure_commit(h))
+                .collect()
+        }
+    };
+    let start = after
+        .and_then(|c| c.strip_prefix("commit:"))
+        .and_then(|i| i.parse::<usize>().ok())
+        .map_or(0, |i| i + 1)
+        .min(shas.len());
+    let end = (start + 100).min(shas.len());
+    let nodes: Vec<Value> = shas[start..end]
+        .iter()
+        .filter_map(|sha| world.graph.get(sha))
+        .map(|c| {
+            let mut logins: Vec<Option<String>> = vec![c.author.login.clone()];
+            logins.extend(co_authors(&c.message));
+            let authors: Vec<Value> = logins
+                .into_iter()
+                .take(10)
+                .map(|login| {
+                    let user = login
+                        .filter(|l| !crate::accounts::is_app(l))
+                        .map(|l| json!({"login": l}));
+                    json!({"user": user})
+                })
+                .collect();
+            json!({"commit": {
+                "oid": c.sha,
+                "message": c.message,
+                "authors": {"nodes": authors},
+            }})
+        })
+        .collect();
+    json!({
+        "totalCount": shas.len(),
+        "pageInfo": {
+            "hasNextPage": end < shas.len(),
+            "endCursor": (end > start).then(|| format!("commit:{}", end - 1)),
+        },
+        "nodes": nodes,
+    })
+}
+
+/// The accounts of a message's `Co-authored-by: Name <email>` lines, as GitHub maps a
+/// no-reply email (`login@…` or `id+login@users.noreply.github.com`) to its account;
+/// `None` for an email the fake knows no account of.
+fn co_authors(message: &str) -> Vec<Option<String>> {
+    message
+        .lines()
+        .filter_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.trim()
+                .eq_ignore_ascii_case("co-authored-by")
+                .then_some(value)
+        })
+        .map(|value| {
+            let email = value.split_once('<')?.1.split_once('>')?.0.trim();
+            let local = email.strip_suffix("@users.noreply.github.com")?;
+            let login = local.split_once('+').map_or(local, |(_, l)| l);
+            (!login.is_empty()).then(|| login.to_string())
+        })
+        .collect()
 }
 
 /// The pull requests whose description mentions `#<number>` (a revert's "Reverts #7"),

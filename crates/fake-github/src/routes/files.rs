@@ -59,7 +59,14 @@ pub fn compare(world: &mut World, ctx: &Ctx, basehead: &str) -> Reply {
     };
     let (base, head) = (world.resolve(base), world.resolve(head));
     if let Some(files) = world.graph_diff(&base, &head) {
-        return Ok(graph_compare(world, basehead, &base, &head, &files));
+        return Ok(graph_compare(world, ctx, basehead, &base, &head, &files));
+    }
+    // Later pages of a paginated comparison hold commits only; this one has one.
+    if later_page(ctx) {
+        let mut empty =
+            json!({"total_commits": u64::from(base != head), "commits": [], "files": []});
+        empty["status"] = if base == head { "identical" } else { "ahead" }.into();
+        return Ok(Answer::ok(empty));
     }
     let files = world.diff_of(&head).ok_or_else(Answer::not_found)?.to_vec();
     let listed: Vec<Value> = files
@@ -95,6 +102,7 @@ pub fn compare(world: &mut World, ctx: &Ctx, basehead: &str) -> Reply {
 /// (oldest first, at most 250), `ahead_by`, `behind_by` and the status GitHub names.
 fn graph_compare(
     world: &World,
+    ctx: &Ctx,
     basehead: &str,
     base: &str,
     head: &str,
@@ -113,7 +121,24 @@ fn graph_compare(
     let full = |sha: &str| graph.get(sha).map(|c| commit_json(world, c, None));
     let merge_base = graph.merge_base(base, head);
     let repo = &world.repo;
-    Answer::ok(json!({
+    // Without paging parameters GitHub lists at most 250 commits; with them, a page of
+    // commits, and the files on the first page only.
+    let paged = ctx.query("per_page").is_some() || ctx.query("page").is_some();
+    let (commits, link) = if paged {
+        super::page_of(world, ctx, &ahead)
+    } else {
+        (ahead.iter().take(250).cloned().collect(), None)
+    };
+    let files: Vec<Value> = if later_page(ctx) {
+        Vec::new()
+    } else {
+        files
+            .iter()
+            .take(MAX_COMPARE_FILES)
+            .map(|f| file_json(world, f, head))
+            .collect()
+    };
+    let answer = Answer::ok(json!({
         "url": format!("{}/repos/{repo}/compare/{basehead}", world.api),
         "html_url": format!("https://github.com/{repo}/compare/{basehead}"),
         "permalink_url": format!("https://github.com/{repo}/compare/{base}...{head}"),
@@ -125,11 +150,18 @@ fn graph_compare(
         "ahead_by": ahead.len(),
         "behind_by": behind.len(),
         "total_commits": ahead.len(),
-        "commits": ahead.iter().take(250).filter_map(|sha| full(sha)).collect::<Vec<_>>(),
-        "files": files
-            .iter()
-            .take(MAX_COMPARE_FILES)
-            .map(|f| file_json(world, f, head))
-            .collect::<Vec<_>>(),
-    }))
+        "commits": commits.iter().filter_map(|sha| full(sha)).collect::<Vec<_>>(),
+        "files": files,
+    }));
+    match link {
+        Some(link) => answer.header("link", &link),
+        None => answer,
+    }
+}
+
+/// A page after the first of a paginated comparison.
+fn later_page(ctx: &Ctx) -> bool {
+    ctx.query("page")
+        .and_then(|p| p.parse::<usize>().ok())
+        .is_some_and(|p| p > 1)
 }

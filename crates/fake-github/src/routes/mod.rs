@@ -545,7 +545,7 @@ pub fn user(login: &str) -> Value {
     json!({
         "login": login,
         "id": u64::from_str_radix(&sha[..8], 16).unwrap_or(0),
-        "type": if login.ends_with("[bot]") { "Bot" } else { "User" },
+        "type": if crate::accounts::is_app(login) { "Bot" } else { "User" },
     })
 }
 

@@ -74,7 +74,10 @@ fn merging_appends_without_duplicates_and_keeps_the_chain_valid() {
         GuardStatus::Pass,
         "the newest check decides"
     );
-    assert_eq!(second.context.gates["naming_convention"], "PASS");
+    assert_eq!(
+        second.context.gates.get("naming_convention"),
+        Some(Some(&crate::audit::gates::GateValue::Pass))
+    );
 }
 
 #[test]

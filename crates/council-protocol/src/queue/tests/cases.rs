@@ -739,7 +739,10 @@ fn set_up_errors_stop_the_queue_as_it_was() {
         let p = plan(&facts, &policy(1));
         assert!(p.effects.is_empty() && p.records.is_empty());
         assert_eq!(p.action, Action::Idle);
-        assert_eq!(p.outcome().exit_code(), 3);
+        assert_eq!(
+            p.outcome(),
+            Outcome::Unfinished(crate::error::Kind::Service)
+        );
         let e = p.setup.unwrap();
         said.push(format!(
             "{} Fix: {}",
@@ -754,7 +757,10 @@ fn set_up_errors_stop_the_queue_as_it_was() {
         "Protected branch update failed for refs/heads/main.",
     ));
     let e = refused.setup.unwrap();
-    assert_eq!(e.outcome().exit_code(), 3);
+    assert_eq!(
+        e.outcome(),
+        Outcome::Unfinished(crate::error::Kind::Service)
+    );
     said.push(format!(
         "{} Fix: {}",
         e.message("main").plain(),
@@ -818,6 +824,7 @@ fn the_verdict_of_a_release_decision() {
         gates,
         effects: Vec::new(),
         notes: Vec::new(),
+        actor: None,
     };
     let pass = target_gate().pass(Message::new().text("ok"));
     let wait = target_gate().outcome(Verdict::Pending, Message::new().text("label"), None);

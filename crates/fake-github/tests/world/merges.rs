@@ -5,8 +5,8 @@ use http::Method;
 use serde_json::{Value, json};
 
 use super::{NEXT, SHA, client, get_json, numbers, raw, repo};
-use crate::support::fake_github::FakeGitHub;
-use crate::support::tokens::{RELEASE_LOGIN, RELEASE_TOKEN, WORKFLOW_TOKEN};
+use council_fake_github::fake_github::FakeGitHub;
+use council_fake_github::tokens::{RELEASE_LOGIN, RELEASE_TOKEN, WORKFLOW_TOKEN};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn only_the_release_token_merges_and_the_base_moves_to_the_merge_commit() {

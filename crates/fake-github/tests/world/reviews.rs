@@ -3,8 +3,8 @@
 use serde_json::Value;
 
 use super::{NEXT, SHA, client, repo};
-use crate::support::fake_github::FakeGitHub;
-use crate::support::tokens::WORKFLOW_TOKEN;
+use council_fake_github::fake_github::FakeGitHub;
+use council_fake_github::tokens::WORKFLOW_TOKEN;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn reviews_are_listed_in_order_and_paginated() {

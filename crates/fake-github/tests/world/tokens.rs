@@ -5,8 +5,8 @@ use http::Method;
 use serde_json::{Value, json};
 
 use super::{client, get_json, raw, repo};
-use crate::support::fake_github::FakeGitHub;
-use crate::support::tokens::{Access, Scope, WORKFLOW_TOKEN};
+use council_fake_github::fake_github::FakeGitHub;
+use council_fake_github::tokens::{Access, Scope, WORKFLOW_TOKEN};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn tokens_are_401_when_unknown_and_403_without_the_permission() {

@@ -1,6 +1,9 @@
 //! The artifact upload against fakes of the Results service (Twirp JSON) and the blob store,
 //! and the REST download against a fake API with a redirect to a second host (spec §7).
 
+#![allow(clippy::unwrap_used)] // a test: a panic is its failure, with the message
+#![allow(clippy::string_slice)] // test code: a panic there is a failing test
+
 use std::io::{Cursor, Read};
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -511,8 +514,8 @@ async fn a_token_without_actions_results_fails_before_any_request() {
         let report = upload(&e, &request(AUDIT), &options()).await;
         assert!(matches!(failed(&report), ArtifactError::Token(_)));
         assert_eq!(report.requests, 0);
-        let code = council_protocol::error::Error::from(report.result.unwrap_err()).exit_code();
-        assert_eq!(code, 3);
+        let kind = council_protocol::error::Error::from(report.result.unwrap_err()).kind();
+        assert_eq!(kind, council_protocol::error::Kind::Service);
     }
     assert!(results.received_requests().await.unwrap().is_empty());
 }
@@ -1014,8 +1017,8 @@ async fn a_digest_mismatch_is_rejected() {
         "{e:?}"
     );
     assert!(e.to_string().contains("re-run the job"));
-    let code = council_protocol::error::Error::from(e).exit_code();
-    assert_eq!(code, 3);
+    let kind = council_protocol::error::Error::from(e).kind();
+    assert_eq!(kind, council_protocol::error::Kind::Service);
 }
 
 #[tokio::test]

@@ -3,10 +3,14 @@
 //! it is passed, invalid ones list the first problems and count the rest, a deep nest is
 //! an error and never a stack overflow, and no problem quotes the token planted on every
 //! line. What they cost is the benchmark's business (`cargo
-//! bench --bench context`); nothing here is timed.
+//! bench --bench context`, in the workspace's root package, whose inputs this test
+//! shares); nothing here is timed.
+
+#![allow(clippy::unwrap_used)] // a test: a panic is its failure, with the message
+#![allow(clippy::string_slice)] // test code: a panic there is a failing test
 
 #[allow(dead_code)]
-#[path = "../../benches/support/context.rs"]
+#[path = "../../../benches/support/context.rs"]
 mod inputs;
 
 use council_protocol::assistant_context::{

@@ -4,8 +4,8 @@ use council_github::rest::link;
 use serde_json::{Value, json};
 
 use super::{NEXT, SHA, client, get_json, repo};
-use crate::support::fake_github::FakeGitHub;
-use crate::support::tokens::WORKFLOW_TOKEN;
+use council_fake_github::fake_github::FakeGitHub;
+use council_fake_github::tokens::WORKFLOW_TOKEN;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn check_runs_keep_the_latest_per_name_unless_all_are_asked_for() {

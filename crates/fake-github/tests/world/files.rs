@@ -4,9 +4,9 @@ use council_github::rest::link;
 use serde_json::{Value, json};
 
 use super::{client, get_json, repo};
-use crate::support::fake_github::FakeGitHub;
-use crate::support::tokens::WORKFLOW_TOKEN;
-use crate::support::world::PrFile;
+use council_fake_github::fake_github::FakeGitHub;
+use council_fake_github::tokens::WORKFLOW_TOKEN;
+use council_fake_github::world::PrFile;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn files_page_with_links_and_stop_at_3000_as_github_does() {

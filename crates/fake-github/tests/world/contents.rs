@@ -3,8 +3,8 @@
 use serde_json::json;
 
 use super::{client, get_json};
-use crate::support::fake_github::FakeGitHub;
-use crate::support::tokens::WORKFLOW_TOKEN;
+use council_fake_github::fake_github::FakeGitHub;
+use council_fake_github::tokens::WORKFLOW_TOKEN;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn files_at_a_ref_come_raw_or_as_base64_json_and_404_when_absent() {

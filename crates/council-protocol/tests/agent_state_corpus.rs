@@ -1,7 +1,10 @@
-//! The hostile corpus: one comment per file under `tests/data/comments/`, each read as a
-//! trusted comment newer than a valid baseline, with the exact outcome asserted. Blocks
-//! whose writer left `&` or `<` unescaped (as the origin project's writers do) are read
+//! The hostile corpus: one comment per file under the workspace's `tests/data/comments/`
+//! (compiled in, so the corpus is not published with the crate), each read as a trusted
+//! comment newer than a valid baseline, with the exact outcome asserted. Blocks whose
+//! writer left `&` or `<` unescaped (as the origin project's writers do) are read
 //! leniently with a warning; real structure errors and entities are still refused.
+
+#![allow(clippy::unwrap_used)] // a test: a panic is its failure, with the message
 
 use council_protocol::agent_state::{
     AgentState, IssueComment, Progress, Selection, TrustConfig, WarningKind, select_latest,
@@ -106,7 +109,7 @@ fn read_leniently(case: &str, notes: &[&str]) -> AgentState {
 
 macro_rules! case {
     ($file:literal) => {
-        include_str!(concat!("../data/comments/", $file))
+        include_str!(concat!("../../../tests/data/comments/", $file))
     };
 }
 

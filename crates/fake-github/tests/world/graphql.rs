@@ -5,11 +5,11 @@ use http::Method;
 use serde_json::{Value, json};
 
 use super::{NEXT, SHA, client, get_json, repo};
-use crate::support::REPO;
-use crate::support::fake_github::FakeGitHub;
-use crate::support::faults::Fault;
-use crate::support::graphql;
-use crate::support::tokens::{RELEASE_LOGIN, RELEASE_TOKEN, WORKFLOW_TOKEN};
+use council_fake_github::REPO;
+use council_fake_github::fake_github::FakeGitHub;
+use council_fake_github::faults::Fault;
+use council_fake_github::graphql;
+use council_fake_github::tokens::{RELEASE_LOGIN, RELEASE_TOKEN, WORKFLOW_TOKEN};
 
 const ROLLUP: &str = "query PullRequestRollup($owner: String!, $repo: String!, $number: Int!) {
   repository(owner: $owner, name: $repo) { pullRequest(number: $number) { mergeStateStatus } }

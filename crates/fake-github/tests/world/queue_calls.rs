@@ -7,8 +7,8 @@ use council_github::ApiError;
 use council_github::git::{Merged, RefWrite};
 
 use super::client;
-use crate::support::fake_github::FakeGitHub;
-use crate::support::tokens::{RELEASE_LOGIN, RELEASE_TOKEN, WORKFLOW_TOKEN};
+use council_fake_github::fake_github::FakeGitHub;
+use council_fake_github::tokens::{RELEASE_LOGIN, RELEASE_TOKEN, WORKFLOW_TOKEN};
 
 const QUEUE: &str = "council/queue/master";
 
@@ -70,7 +70,7 @@ async fn refs_are_created_moved_only_forward_and_deleted_with_githubs_answers() 
     assert!(refused.is_forbidden(), "{refused}");
     // Every answer is dated by GitHub's clock (the fake's world clock).
     let said = release.server_time().unwrap();
-    let clock = crate::support::routes::lock(&gh.world).now();
+    let clock = council_fake_github::routes::lock(&gh.world).now();
     assert_eq!(said.format("%Y-%m-%dT%H:%M:%SZ").to_string(), clock);
 }
 

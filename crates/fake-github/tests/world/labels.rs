@@ -4,8 +4,8 @@ use http::Method;
 use serde_json::{Value, json};
 
 use super::{client, raw, repo};
-use crate::support::fake_github::FakeGitHub;
-use crate::support::tokens::WORKFLOW_TOKEN;
+use council_fake_github::fake_github::FakeGitHub;
+use council_fake_github::tokens::WORKFLOW_TOKEN;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn labels_are_added_and_removed_as_github_answers() {

@@ -9,8 +9,10 @@
 //! the queue's label instead (`action:enqueue`), and [`crate::queue`] lands the pull
 //! request once a queue commit holding it is green.
 
+pub mod merged;
+
 use super::Stage;
-use super::effect::{Effect, Merge, Revert};
+use super::effect::{Effect, EffectReport, EffectResult, Merge, Revert};
 use super::result::{StageResult, Status};
 use crate::audit::ReleaseStatus;
 use crate::event::PullRequest;
@@ -64,8 +66,12 @@ pub fn evaluate(input: &ReleaseStage) -> StageResult {
             gates,
             effects,
             notes,
+            actor: facts.actor.map(|a| a.actor.class),
         };
     };
+    if let Some(classified) = facts.actor {
+        notes.extend(classified.actor.warnings.iter().cloned());
+    }
     let mut gates = guard_gates(input);
     if let Some(reading) = &input.review {
         gates.extend(crate::stage::review::gates(&ReviewFacts {
@@ -112,6 +118,7 @@ pub fn evaluate(input: &ReleaseStage) -> StageResult {
         gates,
         effects,
         notes,
+        actor: facts.actor.map(|a| a.actor.class),
     }
 }
 
@@ -210,6 +217,34 @@ fn revert(input: &ReleaseStage, why: &str) -> Revert {
             escape_text(&input.policy.source),
             pr.number
         ),
+    }
+}
+
+/// A release's status is what became of this run's own merge or revert (`done`: each
+/// effect the stage asked for with what became of it), never what the stored ledger says
+/// happened earlier: a revert done is `ROLLED_BACK`, a merge done `MERGED`, and an
+/// eligible pull request whose merge GitHub refused (the head moved, the state changed)
+/// or that failed is `PENDING`; otherwise the status decided stands (`ELIGIBLE` without a
+/// release token or in a dry run).
+pub fn settle(decided: ReleaseStatus, done: &[(&Effect, &EffectReport)]) -> ReleaseStatus {
+    let happened = |wanted: fn(&Effect) -> bool| {
+        done.iter()
+            .any(|(e, r)| wanted(e) && matches!(r.result, EffectResult::Done(_)))
+    };
+    let tried = |wanted: fn(&Effect) -> bool| {
+        done.iter()
+            .any(|(e, r)| wanted(e) && !matches!(r.result, EffectResult::Skipped(_)))
+    };
+    let merge = |e: &Effect| matches!(e, Effect::Merge(_));
+    let revert = |e: &Effect| matches!(e, Effect::Revert(_));
+    if happened(revert) {
+        ReleaseStatus::RolledBack
+    } else if happened(merge) {
+        ReleaseStatus::Merged
+    } else if decided == ReleaseStatus::Eligible && tried(merge) {
+        ReleaseStatus::Pending
+    } else {
+        decided
     }
 }
 
@@ -510,6 +545,50 @@ mod tests {
     }
 
     #[test]
+    fn the_status_is_what_became_of_this_runs_own_merge_or_revert() {
+        let merge = Effect::Merge(Merge {
+            number: 7,
+            sha: HEAD.into(),
+            base: "develop".into(),
+            base_sha: MERGE.into(),
+            method: MergeMethod::Merge,
+            revert_if_misplaced: None,
+        });
+        let revert = Effect::Revert(Revert {
+            number: 7,
+            pull_id: "PR_node".into(),
+            title: "t".into(),
+            body: "b".into(),
+        });
+        let report = |action, result| EffectReport::new(action, result);
+        let done = report("action:merge", EffectResult::Done(Message::new()));
+        let refused = report("action:merge", EffectResult::Pending(Message::new()));
+        let skipped = report("action:merge", EffectResult::Skipped(Message::new()));
+        let reverted = report("action:revert", EffectResult::Done(Message::new()));
+        let eligible = ReleaseStatus::Eligible;
+        assert_eq!(settle(eligible, &[(&merge, &done)]), ReleaseStatus::Merged);
+        assert_eq!(
+            settle(eligible, &[(&merge, &refused)]),
+            ReleaseStatus::Pending
+        );
+        assert_eq!(
+            settle(eligible, &[(&merge, &skipped)]),
+            ReleaseStatus::Eligible
+        );
+        assert_eq!(
+            settle(eligible, &[(&merge, &done), (&revert, &reverted)]),
+            ReleaseStatus::RolledBack
+        );
+        assert_eq!(settle(ReleaseStatus::Pending, &[]), ReleaseStatus::Pending);
+        // A report's action text decides nothing: only the effect it belongs to.
+        let label = Effect::AddLabel {
+            issue: 7,
+            label: "x".into(),
+        };
+        assert_eq!(settle(eligible, &[(&label, &done)]), eligible);
+    }
+
+    #[test]
     fn a_red_merge_commit_is_reverted_only_with_rollback() {
         let merged = |release: &Release, state: CheckState| {
             Case {
@@ -741,9 +820,12 @@ mod tests {
             let waiting = decide(&agent(&policy, None), Vec::new(), &[]);
             let entry = human_approval(&waiting).unwrap();
             let gates = derived_gates(&[E(entry.action, entry.verdict.as_str())]);
-            assert_eq!(gates["human_approval"], serde_json::Value::Null);
+            assert_eq!(gates.get("human_approval"), Some(None));
             let gates = derived_gates(&[E("check:human-approval", "PASS")]);
-            assert_eq!(gates["human_approval"], "PASS");
+            assert_eq!(
+                gates.get("human_approval"),
+                Some(Some(&crate::audit::gates::GateValue::Pass))
+            );
         }
 
         #[test]

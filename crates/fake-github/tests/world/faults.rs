@@ -7,9 +7,9 @@ use http::Method;
 use serde_json::json;
 
 use super::{SHA, client, get_json, repo};
-use crate::support::fake_github::FakeGitHub;
-use crate::support::faults::Fault;
-use crate::support::tokens::{RELEASE_TOKEN, WORKFLOW_TOKEN};
+use council_fake_github::fake_github::FakeGitHub;
+use council_fake_github::faults::Fault;
+use council_fake_github::tokens::{RELEASE_TOKEN, WORKFLOW_TOKEN};
 
 #[tokio::test(flavor = "multi_thread")]
 async fn queued_faults_answer_the_next_requests_then_the_world_does() {

@@ -1,16 +1,20 @@
-//! Every answer carries the fields of GitHub's own examples (`tests/data/github/`).
+//! Every answer carries the fields of GitHub's own examples (the workspace's
+//! `tests/data/github/`, shared with the other crates' tests).
+
+use std::path::Path;
 
 use http::Method;
 use serde_json::{Value, json};
 
 use super::{SHA, client, get_json, repo};
-use crate::support::fake_github::FakeGitHub;
-use crate::support::tokens::{RELEASE_TOKEN, WORKFLOW_TOKEN};
-use crate::support::world::PrFile;
+use council_fake_github::fake_github::FakeGitHub;
+use council_fake_github::tokens::{RELEASE_TOKEN, WORKFLOW_TOKEN};
+use council_fake_github::world::PrFile;
 
 /// An example answer from GitHub's OpenAPI description (`tests/data/github/`).
 fn example(name: &str) -> Value {
-    let path = crate::support::data(&format!("github/{name}.json"));
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../tests/data/github/{name}.json"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
     serde_json::from_str(&text).expect("JSON")
 }

@@ -5,8 +5,8 @@ use council_github::ApiError;
 use serde_json::Value;
 
 use super::{NEXT, SHA, client, get_json, numbers, repo};
-use crate::support::fake_github::FakeGitHub;
-use crate::support::tokens::WORKFLOW_TOKEN;
+use council_fake_github::fake_github::FakeGitHub;
+use council_fake_github::tokens::WORKFLOW_TOKEN;
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_pull_request_reads_back_as_the_scene_set_it() {
