@@ -23,6 +23,8 @@
 //! that exact commit, before the move, by a fast-forward (nothing untested landed); no
 //! pull request's own branch was written by anything but its author's pushes.
 //!
+//! Also printed: the API requests council made per run, by event (the rate-limit budget).
+//!
 //! Run: `cargo bench --bench queue` (builds the release `council`; `COUNCIL_BIN=path`
 //! runs another build; `QUEUE_BENCH_PRS=20` a shorter day). Prints one table.
 
@@ -174,6 +176,8 @@ struct Figures {
     runs: usize,
     exits: BTreeMap<i32, usize>,
     hand_moves: usize,
+    /// Per event name: council runs, API requests in all, the most in one run.
+    requests: BTreeMap<String, (u64, u64, u64)>,
     problems: Vec<String>,
 }
 
@@ -390,6 +394,7 @@ impl Sim {
         std::fs::write(&path, payload.to_string()).unwrap();
         let api = self.gh.uri();
         let started = std::time::Instant::now();
+        let served = lock(&self.gh.world).counts.total;
         let out = Command::new(&self.bin)
             .env_clear()
             .current_dir(dir.path())
@@ -433,6 +438,9 @@ impl Sim {
         }
         self.figures.runs += 1;
         *self.figures.exits.entry(code).or_default() += 1;
+        let used = lock(&self.gh.world).counts.total - served;
+        let seen = self.figures.requests.entry(event.to_string()).or_default();
+        *seen = (seen.0 + 1, seen.1 + used, seen.2.max(used));
         if !matches!(code, 0 | 1) {
             self.figures.problems.push(format!(
                 "run {} ({event}) exited {code}: {}",
@@ -685,6 +693,13 @@ fn main() {
             f.runs,
             invariants
         );
+        for (event, (runs, total, most)) in &f.requests {
+            eprintln!(
+                "{}: {event}: {runs} runs, {:.1} API requests a run, at most {most}",
+                mode.name(),
+                *total as f64 / *runs as f64
+            );
+        }
         eprintln!(
             "{}: exit codes {:?}, {} hand moves{}",
             mode.name(),
