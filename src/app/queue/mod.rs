@@ -193,7 +193,7 @@ fn tell(q: &Queue<'_>, base: &str, run: &drive::Run) {
         runner.annotate(Level::Warning, "council summary", &e.to_string());
     }
     if !q.env.in_actions && !q.req.json {
-        print!("{}", plain(&section));
+        runner.print(&plain(&section));
     }
 }
 
