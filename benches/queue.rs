@@ -23,7 +23,8 @@
 //! that exact commit, before the move, by a fast-forward (nothing untested landed); no
 //! pull request's own branch was written by anything but its author's pushes.
 //!
-//! Also printed: the API requests council made per run, by event (the rate-limit budget).
+//! Also printed: the API requests council made per run, by event (the rate-limit budget);
+//! `QUEUE_BENCH_ROUTES=1` prints every run's requests by route.
 //!
 //! Run: `cargo bench --bench queue` (builds the release `council`; `COUNCIL_BIN=path`
 //! runs another build; `QUEUE_BENCH_PRS=20` a shorter day). Prints one table.
@@ -394,7 +395,10 @@ impl Sim {
         std::fs::write(&path, payload.to_string()).unwrap();
         let api = self.gh.uri();
         let started = std::time::Instant::now();
-        let served = lock(&self.gh.world).counts.total;
+        let (served, routes) = {
+            let w = lock(&self.gh.world);
+            (w.counts.total, w.counts.by_route.clone())
+        };
         let out = Command::new(&self.bin)
             .env_clear()
             .current_dir(dir.path())
@@ -439,6 +443,23 @@ impl Sim {
         self.figures.runs += 1;
         *self.figures.exits.entry(code).or_default() += 1;
         let used = lock(&self.gh.world).counts.total - served;
+        if std::env::var_os("QUEUE_BENCH_ROUTES").is_some() {
+            let w = lock(&self.gh.world);
+            let by: Vec<String> = w
+                .counts
+                .by_route
+                .iter()
+                .filter_map(|(route, n)| {
+                    let before = routes.get(route).copied().unwrap_or(0);
+                    (*n > before).then(|| format!("{} {route}", n - before))
+                })
+                .collect();
+            eprintln!(
+                "run {} {event}: {used} requests: {}",
+                self.run_id,
+                by.join(", ")
+            );
+        }
         let seen = self.figures.requests.entry(event.to_string()).or_default();
         *seen = (seen.0 + 1, seen.1 + used, seen.2.max(used));
         if !matches!(code, 0 | 1) {
