@@ -8,8 +8,8 @@
 //! runs.
 
 use crate::queue::{
-    BASE, LABEL, QUEUE, council, entries, heads_untouched, labels, parents, pull,
-    queue_checked, queued_at, release_on, scene, schedule, writers,
+    BASE, LABEL, QUEUE, council, entries, heads_untouched, labels, parents, pull, queue_checked,
+    queued_at, release_on, scene, schedule, writers,
 };
 use crate::support::Run;
 use crate::support::events::Events as _;
@@ -409,7 +409,11 @@ async fn a_batch_member_pushed_while_tested_is_replaced() {
     let runs = gh.ci_runs();
     let run = queue_checked(&gh).await;
     run.assert_code(0);
-    assert_eq!(gh.branch_head(BASE).unwrap(), base, "the batch held #2's old head");
+    assert_eq!(
+        gh.branch_head(BASE).unwrap(),
+        base,
+        "the batch held #2's old head"
+    );
     assert!(labels(&gh, 2).is_empty());
     assert!(said(&run, 2, "action:dequeue").contains("moved"));
     let again = gh.branch_head(QUEUE).unwrap();
@@ -545,5 +549,56 @@ async fn release_under_a_queue_queues_behind_and_never_merges_directly() {
     landed.assert_code(0);
     assert!(gh.pr_state(1).merged);
     assert_eq!(landed.output("release-status"), "MERGED");
+    never_merged_directly(&gh);
+}
+
+/// #1 is pushed to while its queue commit is in test, and its new head's CI finishes
+/// (and release decides on it) before the queue commit's: release finds the label still
+/// on, but put there for the old head, so #1 re-enters the line for its new head (the
+/// label removed and added again: its place is now). The queue commit of the old head
+/// never lands; it is made again with the new head, which lands.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_head_pushed_while_tested_is_queued_again_when_release_decides_first() {
+    let gh = FakeGitHub::start().await;
+    scene(&gh, "");
+    let a = pull(&gh, 1, &[("src/one.rs", "one\n")]);
+    let base = gh.branch_head(BASE).unwrap();
+    release_on(&gh, 1).await.assert_code(0);
+    let first = gh.branch_head(QUEUE).unwrap();
+    assert_eq!(parents(&gh, &first), [base.clone(), a.clone()]);
+
+    gh.pr(1).commit(&[("src/one.rs", "B\n")], "B");
+    let b = gh.pr(1).head_sha();
+    gh.ci_tick();
+    let requeued = release_on(&gh, 1).await;
+    requeued.assert_code(0);
+    assert_eq!(labels(&gh, 1), [LABEL], "in line for B");
+    assert_eq!(requeued.output("queue-status"), "QUEUED");
+    assert!(
+        entries(&requeued, 1).contains(&"action:enqueue DONE".to_string()),
+        "{:?}",
+        entries(&requeued, 1)
+    );
+    assert_eq!(
+        gh.branch_head(QUEUE).unwrap(),
+        first,
+        "A's test is the queue's"
+    );
+
+    // A's queue commit is green, but #1's head is B: made again with B.
+    let run = queue_checked(&gh).await;
+    run.assert_code(0);
+    assert_eq!(gh.branch_head(BASE).unwrap(), base, "A never lands");
+    assert_eq!(labels(&gh, 1), [LABEL]);
+    let second = gh.branch_head(QUEUE).unwrap();
+    assert_eq!(parents(&gh, &second), [base.clone(), b.clone()]);
+    assert_eq!(run.output("queue-sha"), second);
+
+    gh.ci_tick();
+    let landed = queue_checked(&gh).await;
+    landed.assert_code(0);
+    assert_eq!(gh.branch_head(BASE).unwrap(), second);
+    assert!(gh.pr_state(1).merged);
+    assert!(said(&landed, 1, "action:merge").contains(&second));
     never_merged_directly(&gh);
 }

@@ -17,6 +17,7 @@ mod ledgers;
 pub mod view;
 
 pub use bases::bases_of;
+pub(crate) use facts::label_time;
 
 use super::clients::Clients;
 use crate::env::RunEnv;

@@ -190,6 +190,11 @@ pub struct OpenFacts {
     /// (`Commit.authors`): their approvals do not count for an agent's pull request.
     /// Empty when not read.
     pub commit_authors: Vec<String>,
+    /// The merge queue's label is on, but was last added before the head moved (the
+    /// issue timeline lists a push after its last `labeled` event): that place in line
+    /// was for an older head. Read only under a queue, when the label is on and every
+    /// gate passes; `false` otherwise.
+    pub queued_for_older_head: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

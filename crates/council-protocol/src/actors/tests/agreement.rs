@@ -344,6 +344,7 @@ proptest! {
                     in_merge_queue: false,
                     author: pr.author.clone(),
                     commit_authors: Vec::new(),
+                    queued_for_older_head: false,
                 }),
                 actor: Some(classified),
                 queue: false,
