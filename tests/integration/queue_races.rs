@@ -493,6 +493,11 @@ async fn the_outputs_on_each_event_kind() {
     assert_eq!(gh.branch_head(BASE).unwrap(), tested);
     assert_eq!(status.output("queue-status"), "TESTING", "#2 in test now");
     assert_eq!(status.output("queue-sha"), next);
+    assert_eq!(
+        status.output("release-status"),
+        "MERGED",
+        "#1 landed in this run, whatever else it did"
+    );
 
     gh.ci_tick();
     let workflow = council(&gh)
