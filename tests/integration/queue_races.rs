@@ -8,8 +8,8 @@
 //! runs.
 
 use crate::queue::{
-    BASE, LABEL, QUEUE, council, entries, heads_untouched, labels, parents, pull, queue_checked,
-    queued_at, release_on, scene, schedule, writers,
+    BASE, LABEL, QUEUE, comments, council, entries, heads_untouched, labels, parents, pull,
+    queue_checked, queued_at, release_on, scene, schedule, writers,
 };
 use crate::support::Run;
 use crate::support::events::Events as _;
@@ -606,4 +606,135 @@ async fn a_head_pushed_while_tested_is_queued_again_when_release_decides_first()
     assert!(gh.pr_state(1).merged);
     assert!(said(&landed, 1, "action:merge").contains(&second));
     never_merged_directly(&gh);
+}
+
+/// The push a landing makes to the base (the release token's fast-forward) starts the
+/// post-merge check of each pull request it landed and the queue's next step, in one
+/// run: green, nothing reverted, nothing landed twice, no new comment; the landed pull
+/// requests' ledgers gain no second `action:merge`.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_push_of_a_landing_checks_it_and_moves_the_queue_on() {
+    let gh = FakeGitHub::start().await;
+    scene(&gh, "  batch_size: 2\n");
+    pull(&gh, 1, &[("src/one.rs", "one\n")]);
+    pull(&gh, 2, &[("src/two.rs", "two\n")]);
+    pull(&gh, 3, &[("src/three.rs", "three\n")]);
+    for n in 1..=3 {
+        queued_at(&gh, n, n as u32);
+    }
+    schedule(&gh).await.assert_code(0);
+    let before = gh.branch_head(BASE).unwrap();
+    let batch = gh.branch_head(QUEUE).unwrap();
+    gh.ci_tick();
+    let landed = queue_checked(&gh).await;
+    landed.assert_code(0);
+    assert_eq!(gh.branch_head(BASE).unwrap(), batch);
+    let third = gh.branch_head(QUEUE).unwrap();
+    assert_eq!(landed.output("release-status"), "MERGED");
+    let comments_before: Vec<usize> = (1..=3).map(|n| comments(&gh, n).len()).collect();
+
+    let pushed = council(&gh)
+        .event("push", gh.push_event(BASE, &before))
+        .run()
+        .await;
+    pushed.assert_code(0);
+    assert_eq!(gh.branch_head(BASE).unwrap(), batch);
+    assert_eq!(gh.branch_head(QUEUE).unwrap(), third, "#3's test goes on");
+    assert_eq!(pushed.output("queue-status"), "TESTING");
+    assert_eq!(pushed.output("queue-sha"), third);
+    assert!(
+        !pushed
+            .annotations()
+            .iter()
+            .any(|a| a.starts_with("::error")),
+        "{:?}",
+        pushed.annotations()
+    );
+    let now: Vec<usize> = (1..=3).map(|n| comments(&gh, n).len()).collect();
+    assert_eq!(now, comments_before, "no new comment");
+    for n in [1, 2] {
+        let merges = gh
+            .calls()
+            .iter()
+            .filter(|c| c.method == "POST" && c.path.ends_with("/pulls"))
+            .count();
+        assert_eq!(merges, 0, "no revert pull request");
+        assert!(gh.pr_state(n).merged);
+    }
+    never_merged_directly(&gh);
+}
+
+/// #2 changes the same line as #1: green on its own, it conflicts once #1 has landed.
+/// Its merge into the next queue commit is refused (409), so it leaves the queue with
+/// one comment saying it needs a rebase, `check:queue` FAIL, the label removed, and #3
+/// is tested in its place; the run exits 1.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_conflicting_pull_request_leaves_with_a_rebase_comment() {
+    let gh = FakeGitHub::start().await;
+    scene(&gh, "");
+    pull(&gh, 1, &[("README.md", "hello from one\n")]);
+    pull(&gh, 2, &[("README.md", "hello from two\n")]);
+    let h3 = pull(&gh, 3, &[("src/three.rs", "three\n")]);
+    for n in 1..=3 {
+        queued_at(&gh, n, n as u32);
+    }
+    schedule(&gh).await.assert_code(0);
+    let first = gh.branch_head(QUEUE).unwrap();
+    gh.ci_tick();
+    let run = queue_checked(&gh).await;
+    run.assert_code(1);
+    assert_eq!(gh.branch_head(BASE).unwrap(), first, "#1 landed");
+    assert!(labels(&gh, 2).is_empty());
+    let said_to_2 = comments(&gh, 2);
+    assert_eq!(said_to_2.len(), 1, "{said_to_2:?}");
+    assert!(said_to_2[0].contains("rebase"), "{}", said_to_2[0]);
+    assert_eq!(entries(&run, 2).last().unwrap(), "check:queue FAIL");
+    let next = gh
+        .branch_head(QUEUE)
+        .unwrap_or_else(|| panic!("{}", run.summary));
+    assert_eq!(parents(&gh, &next), [first, h3]);
+    assert_eq!(run.output("queue-status"), "TESTING");
+    assert_eq!(run.output("queue-sha"), next);
+    assert_eq!(run.output("release-status"), "MERGED");
+    assert!(gh.pr_state(2).open && !gh.pr_state(2).merged);
+    heads_untouched(&gh, &[1, 2, 3]);
+}
+
+/// Landing waits for every check on the queue commit: one green check of two is not
+/// enough; a red one among green ones fails it.
+#[tokio::test(flavor = "multi_thread")]
+async fn every_check_on_the_queue_commit_must_be_green() {
+    let gh = FakeGitHub::start().await;
+    scene(&gh, "");
+    gh.ci(council_fake_github::ci::Ci::on(&["council/queue/**"])
+        .pull_requests()
+        .checks(&[("lint", 2), ("test", 30)]));
+    pull(&gh, 1, &[("src/one.rs", "one\n")]);
+    let base = gh.branch_head(BASE).unwrap();
+    release_on(&gh, 1).await.assert_code(0);
+    let tested = gh.branch_head(QUEUE).unwrap();
+    gh.advance_minutes(5);
+    let half = queue_checked(&gh).await;
+    half.assert_code(0);
+    assert_eq!(half.output("queue-status"), "TESTING");
+    assert_eq!(gh.branch_head(BASE).unwrap(), base, "`test` still runs");
+    gh.advance_minutes(30);
+    let all = queue_checked(&gh).await;
+    all.assert_code(0);
+    assert_eq!(gh.branch_head(BASE).unwrap(), tested);
+
+    // A red check beside green ones: dequeued, never landed.
+    pull(&gh, 2, &[("src/two.rs", "two\n")]);
+    release_on(&gh, 2).await.assert_code(0);
+    let second = gh.branch_head(QUEUE).unwrap();
+    gh.ci_tick();
+    gh.commit(&second)
+        .check_run("security", "completed", Some("failure"));
+    let red = queue_checked(&gh).await;
+    red.assert_code(1);
+    assert_eq!(red.output("queue-status"), "DEQUEUED");
+    assert_eq!(red.output("queue-sha"), second);
+    assert_eq!(gh.branch_head(BASE).unwrap(), tested);
+    assert!(labels(&gh, 2).is_empty());
+    assert!(comments(&gh, 2)[0].contains("security"));
 }

@@ -836,6 +836,25 @@ fn pull_requests_not_decided_keep_their_place_and_are_not_built() {
     assert_eq!(f.to_decide(&policy(1).queue), [1, 2]);
 }
 
+/// The pull requests the queue commit holds are decided, and after them twice a batch
+/// of the line's others: when the queue commit lands and the next in line conflicts,
+/// the one after it is decided too and tested in its place in the same run.
+#[test]
+fn the_line_decided_is_counted_after_the_queue_commit() {
+    let mut f = facts(vec![pr(1, 1), pr(2, 2), pr(3, 3), pr(4, 4)]);
+    f.branch = Some(queue_commit(
+        &sha("b0"),
+        &[(1, &sha("h1"))],
+        &[],
+        Some(BOT),
+        10,
+        green(),
+    ));
+    assert_eq!(f.to_decide(&policy(1).queue), [1, 2, 3]);
+    f.branch = None;
+    assert_eq!(f.to_decide(&policy(1).queue), [1, 2]);
+}
+
 #[test]
 fn the_verdict_of_a_release_decision() {
     use crate::gates::guard::target_gate;
