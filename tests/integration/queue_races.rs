@@ -738,3 +738,35 @@ async fn every_check_on_the_queue_commit_must_be_green() {
     assert!(labels(&gh, 2).is_empty());
     assert!(comments(&gh, 2)[0].contains("security"));
 }
+
+/// Two pull requests in a row conflict once #1 has landed: both leave, and the queue
+/// goes on to the next in line in the same run instead of going idle until the next
+/// `schedule`.
+#[tokio::test(flavor = "multi_thread")]
+async fn conflicts_in_a_row_do_not_stall_the_queue() {
+    let gh = FakeGitHub::start().await;
+    scene(&gh, "");
+    pull(&gh, 1, &[("README.md", "hello from one\n")]);
+    pull(&gh, 2, &[("README.md", "hello from two\n")]);
+    pull(&gh, 3, &[("README.md", "hello from three\n")]);
+    let h4 = pull(&gh, 4, &[("src/four.rs", "four\n")]);
+    for n in 1..=4 {
+        queued_at(&gh, n, n as u32);
+    }
+    schedule(&gh).await.assert_code(0);
+    let first = gh.branch_head(QUEUE).unwrap();
+    gh.ci_tick();
+    let run = queue_checked(&gh).await;
+    run.assert_code(1);
+    assert_eq!(gh.branch_head(BASE).unwrap(), first);
+    for n in [2, 3] {
+        assert!(labels(&gh, n).is_empty(), "#{n}");
+        assert_eq!(comments(&gh, n).len(), 1, "#{n}");
+    }
+    let next = gh
+        .branch_head(QUEUE)
+        .unwrap_or_else(|| panic!("the queue stalled:\n{}", run.summary));
+    assert_eq!(parents(&gh, &next), [first, h4]);
+    assert_eq!(run.output("queue-status"), "TESTING");
+    assert_eq!(run.output("queue-sha"), next);
+}

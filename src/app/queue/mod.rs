@@ -30,8 +30,9 @@ use council_protocol::queue::{QueueOutputs, QueueRecord, QueueStatus, plan};
 use council_protocol::render::text::Message;
 use council_protocol::stage::{EffectReport, StageResult};
 
-/// Runs of the queue after a refused landing (the base moved under it): each plans again
-/// on the new base; more moves than this wait for the next event.
+/// Rounds of one queue run: after a refused landing (the base moved under it) or a build
+/// whose every candidate conflicted, the run plans again from what GitHub says now; more
+/// than this wait for the next event.
 const ROUNDS: usize = 3;
 
 /// What a queue run acts with: the run, its event and its two clients.
