@@ -269,7 +269,8 @@ async fn a_label_added_by_hand_is_never_a_credential() {
 }
 
 /// The order of the line: a priority label first, then the time the queue label was
-/// last added (oldest first), then the number; each landing takes the next.
+/// last added (oldest first), then the number; each landing takes the next, and N
+/// landings cost N queue commits (CI runs).
 #[tokio::test(flavor = "multi_thread")]
 async fn the_line_goes_by_priority_then_label_time_then_number() {
     let gh = FakeGitHub::start().await;
@@ -286,6 +287,7 @@ async fn the_line_goes_by_priority_then_label_time_then_number() {
     gh.pr(3).label_at(LABEL, "alice", "2026-01-05T10:30:00Z");
 
     let mut order = Vec::new();
+    let runs = gh.ci_runs();
     let run = schedule(&gh).await;
     run.assert_code(0);
     for _ in 0..4 {
@@ -298,6 +300,7 @@ async fn the_line_goes_by_priority_then_label_time_then_number() {
         assert_eq!(gh.branch_head(BASE).unwrap(), tested);
     }
     assert_eq!(order, [4, 1, 2, 3]);
+    assert_eq!(gh.ci_runs(), runs + 4, "4 landings, 4 queue commits");
     assert!(gh.branch_head(QUEUE).is_none());
     never_merged_directly(&gh);
 }
@@ -769,4 +772,71 @@ async fn conflicts_in_a_row_do_not_stall_the_queue() {
     assert_eq!(parents(&gh, &next), [first, h4]);
     assert_eq!(run.output("queue-status"), "TESTING");
     assert_eq!(run.output("queue-sha"), next);
+}
+
+/// Removing the label leaves the queue: from the queue commit in test (made again
+/// without it, the green commit never landed) and from the line (never built).
+#[tokio::test(flavor = "multi_thread")]
+async fn removing_the_label_leaves_the_queue() {
+    let gh = FakeGitHub::start().await;
+    scene(&gh, "");
+    pull(&gh, 1, &[("src/one.rs", "one\n")]);
+    pull(&gh, 2, &[("src/two.rs", "two\n")]);
+    let h3 = pull(&gh, 3, &[("src/three.rs", "three\n")]);
+    let base = gh.branch_head(BASE).unwrap();
+    for n in 1..=3 {
+        queued_at(&gh, n, n as u32);
+    }
+    schedule(&gh).await.assert_code(0);
+    let unlabel = |n: u64| {
+        gh.edit(|w| {
+            if let Some(pr) = w.pulls.get_mut(&n) {
+                pr.labels.retain(|l| l != LABEL);
+            }
+            w.label_event(n, "unlabeled", LABEL, "alice");
+        })
+    };
+    unlabel(1);
+    unlabel(2);
+    gh.ci_tick();
+    let run = queue_checked(&gh).await;
+    run.assert_code(0);
+    assert_eq!(gh.branch_head(BASE).unwrap(), base, "#1's commit never lands");
+    assert!(said(&run, 1, "action:dequeue").contains("removed"));
+    let next = gh.branch_head(QUEUE).unwrap();
+    assert_eq!(parents(&gh, &next), [base, h3], "#2 is not built");
+    gh.ci_tick();
+    queue_checked(&gh).await.assert_code(0);
+    assert!(gh.pr_state(3).merged);
+    assert!(!gh.pr_state(1).merged && !gh.pr_state(2).merged);
+}
+
+/// `release.merge_method` does not apply under a queue: with `squash`, the queue commit
+/// is still a merge of the pull request's head, so its own commits land unchanged.
+#[tokio::test(flavor = "multi_thread")]
+async fn merge_method_does_not_apply_under_a_queue() {
+    let gh = FakeGitHub::start().await;
+    gh.writes_not_checked("the queue's tests check refs, labels, comments and ledgers");
+    gh.ci(crate::queue::ci());
+    let text = crate::queue::policy("").replace(
+        "release:\n  require_label: \"\"\n",
+        "release:\n  require_label: \"\"\n  merge_method: squash\n",
+    );
+    assert!(text.contains("squash"));
+    gh.commit_on(
+        BASE,
+        &[("README.md", "hello\n"), (".github/council.yml", &text)],
+        "init",
+    );
+    gh.protect(BASE).bypass(RELEASE_LOGIN);
+    let head = pull(&gh, 1, &[("src/one.rs", "one\n")]);
+    let base = gh.branch_head(BASE).unwrap();
+    release_on(&gh, 1).await.assert_code(0);
+    gh.ci_tick();
+    queue_checked(&gh).await.assert_code(0);
+    let landed = gh.branch_head(BASE).unwrap();
+    assert_eq!(parents(&gh, &landed), [base, head.clone()]);
+    assert!(gh.is_ancestor(&head, &landed), "#1's own commit is in the base");
+    assert!(gh.pr_state(1).merged);
+    never_merged_directly(&gh);
 }
