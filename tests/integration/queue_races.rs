@@ -801,7 +801,11 @@ async fn removing_the_label_leaves_the_queue() {
     gh.ci_tick();
     let run = queue_checked(&gh).await;
     run.assert_code(0);
-    assert_eq!(gh.branch_head(BASE).unwrap(), base, "#1's commit never lands");
+    assert_eq!(
+        gh.branch_head(BASE).unwrap(),
+        base,
+        "#1's commit never lands"
+    );
     assert!(said(&run, 1, "action:dequeue").contains("removed"));
     let next = gh.branch_head(QUEUE).unwrap();
     assert_eq!(parents(&gh, &next), [base, h3], "#2 is not built");
@@ -836,7 +840,110 @@ async fn merge_method_does_not_apply_under_a_queue() {
     queue_checked(&gh).await.assert_code(0);
     let landed = gh.branch_head(BASE).unwrap();
     assert_eq!(parents(&gh, &landed), [base, head.clone()]);
-    assert!(gh.is_ancestor(&head, &landed), "#1's own commit is in the base");
+    assert!(
+        gh.is_ancestor(&head, &landed),
+        "#1's own commit is in the base"
+    );
     assert!(gh.pr_state(1).merged);
     never_merged_directly(&gh);
+}
+
+/// #2 waits in `master`'s line and is retargeted to `develop`, which has a queue of its
+/// own: its place in line was for `master`, so `develop`'s queue does not take it at
+/// that place; it leaves (the label removed, a note naming the retarget). Release then
+/// queues it for `develop` when its gates pass there, and it lands into `develop`.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_pull_request_retargeted_while_waiting_leaves_and_is_queued_for_its_new_base() {
+    let gh = FakeGitHub::start().await;
+    scene(&gh, "");
+    let develop_policy = crate::queue::policy("").replace(
+        &format!("targets: [{BASE}]"),
+        &format!("targets: [{BASE}, develop]"),
+    );
+    let base = gh.branch_head(BASE).unwrap();
+    gh.branch("develop", &base);
+    gh.commit_on(
+        "develop",
+        &[(".github/council.yml", &develop_policy)],
+        "develop's policy",
+    );
+    gh.protect("develop").bypass(RELEASE_LOGIN);
+    pull(&gh, 1, &[("src/one.rs", "one\n")]);
+    let h2 = pull(&gh, 2, &[("src/two.rs", "two\n")]);
+    queued_at(&gh, 1, 1);
+    queued_at(&gh, 2, 2);
+    schedule(&gh).await.assert_code(0);
+    let testing = gh.branch_head(QUEUE).unwrap();
+
+    gh.pr(2).retarget("develop");
+    let run = schedule(&gh).await;
+    run.assert_code(0);
+    assert!(labels(&gh, 2).is_empty(), "its place was for {BASE}");
+    assert!(
+        said(&run, 2, "action:dequeue").contains("retargeted"),
+        "{}",
+        said(&run, 2, "action:dequeue")
+    );
+    assert!(gh.branch_head("council/queue/develop").is_none());
+    assert_eq!(
+        gh.branch_head(QUEUE).unwrap(),
+        testing,
+        "{BASE}'s test goes on"
+    );
+
+    // Release on #2's head, now into develop: in line there, and tested.
+    let develop = gh.branch_head("develop").unwrap();
+    let queued = release_on(&gh, 2).await;
+    queued.assert_code(0);
+    assert_eq!(labels(&gh, 2), [LABEL]);
+    let tested = gh.branch_head("council/queue/develop").unwrap();
+    assert_eq!(parents(&gh, &tested), [develop, h2]);
+    gh.ci_tick();
+    council(&gh)
+        .event("check_suite", gh.check_suite_event(&tested))
+        .run()
+        .await
+        .assert_code(0);
+    assert_eq!(gh.branch_head("develop").unwrap(), tested);
+    assert!(gh.pr_state(2).merged);
+    never_merged_directly(&gh);
+}
+
+/// Retargeted while its label stays on, release decides first: the label was for
+/// another base, so it is removed and added again (a place in the new base's line now),
+/// never carried over.
+#[tokio::test(flavor = "multi_thread")]
+async fn release_requeues_a_pull_request_retargeted_after_it_was_queued() {
+    let gh = FakeGitHub::start().await;
+    scene(&gh, "");
+    let develop_policy = crate::queue::policy("").replace(
+        &format!("targets: [{BASE}]"),
+        &format!("targets: [{BASE}, develop]"),
+    );
+    let base = gh.branch_head(BASE).unwrap();
+    gh.branch("develop", &base);
+    gh.commit_on(
+        "develop",
+        &[(".github/council.yml", &develop_policy)],
+        "develop's policy",
+    );
+    pull(&gh, 2, &[("src/two.rs", "two\n")]);
+    queued_at(&gh, 2, 2);
+    gh.pr(2).retarget("develop");
+    let run = release_on(&gh, 2).await;
+    run.assert_code(0);
+    let timeline = entries(&run, 2);
+    assert!(
+        timeline.contains(&"action:enqueue DONE".to_string()),
+        "{timeline:?}"
+    );
+    assert_eq!(labels(&gh, 2), [LABEL]);
+    let calls: Vec<String> = gh
+        .calls()
+        .iter()
+        .filter(|c| c.write && c.path.contains("/issues/2/labels"))
+        .map(|c| format!("{} {}", c.method, c.path))
+        .collect();
+    assert_eq!(calls.len(), 2, "removed, then added: {calls:?}");
+    assert!(calls[0].starts_with("DELETE"), "{calls:?}");
 }

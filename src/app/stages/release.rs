@@ -198,7 +198,7 @@ async fn open(
         in_merge_queue: rollup.is_in_merge_queue,
         author: live.author.clone(),
         commit_authors: commits.authors,
-        queued_for_older_head: false,
+        queued_before_a_move: false,
     };
     let mut stage = ReleaseStage {
         pr: &live,
@@ -225,13 +225,15 @@ async fn open(
         });
     }
     let mut result = decide(&stage);
-    // Labelled already and every gate passing: was the label put there for this head?
+    // Labelled already and every gate passing: was the label put there for this head
+    // and this base?
     // One read of the issue timeline, only then (the queue's own runs read it anyway).
     if !input.for_queue && in_line_already(&stage, &result) {
         let timeline = gh.timeline(live.number).await?;
         let (_, moved) = crate::app::queue::label_time(&timeline);
+        let moved = moved || crate::app::queue::retargeted_since_label(&timeline);
         if let (true, Some(open)) = (moved, stage.facts.open.as_mut()) {
-            open.queued_for_older_head = true;
+            open.queued_before_a_move = true;
             result = decide(&stage);
         }
     }

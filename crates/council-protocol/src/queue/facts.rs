@@ -62,6 +62,9 @@ pub struct QueuedPr {
     /// `head_ref_force_pushed` event after the last `labeled` one, in the same timeline
     /// read). A queue commit holding an older head tells this by itself.
     pub head_moved: bool,
+    /// The pull request was retargeted (a `base_ref_changed` event) after the queue label
+    /// was last added: its place in line was for another base, so it leaves the queue.
+    pub retargeted: bool,
     /// The release verdict on the head now, as the release stage decides it under the
     /// queue (`ReleaseFacts::queue`); `None` when this run did not decide it (see
     /// [`QueueFacts::to_decide`]): such a pull request keeps its place and is neither

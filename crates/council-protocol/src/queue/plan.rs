@@ -291,6 +291,7 @@ fn why_dropped(facts: &QueueFacts, member: &Member, pr: Option<&QueuedPr>) -> Op
         (PrState::Merged, _) => "it was merged outside the queue".into(),
         _ if !pr.has_queue_label() => format!("its label `{QUEUED_LABEL}` was removed"),
         _ if pr.head_moved => "its head moved after it was queued".into(),
+        _ if pr.retargeted => "it was retargeted after it was queued".into(),
         (_, Some(LiveVerdict::Fail { gates })) => format!("it fails {}", gate_names(gates)),
         (_, Some(LiveVerdict::Waiting { why })) => format!("it waits: {}", why.plain()),
         (_, None) => "its gates were not decided in this run".into(),
@@ -342,6 +343,11 @@ impl Run<'_> {
                         short(&pr.head_sha)
                     )
                 }
+                (PrState::Open, _) if labelled && pr.retargeted => format!(
+                    "it was retargeted to `{}` after it was queued (its place in line was for \
+                     another base); release queues it here once its gates pass",
+                    self.facts.base.name
+                ),
                 (PrState::Open, Some(LiveVerdict::Fail { gates })) if labelled => {
                     let first = gates
                         .first()

@@ -344,7 +344,7 @@ proptest! {
                     in_merge_queue: false,
                     author: pr.author.clone(),
                     commit_authors: Vec::new(),
-                    queued_for_older_head: false,
+                    queued_before_a_move: false,
                 }),
                 actor: Some(classified),
                 queue: false,

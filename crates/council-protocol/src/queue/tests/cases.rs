@@ -908,3 +908,16 @@ fn outputs_describe_the_commit_left_in_test_else_the_last_landed() {
         Some("d")
     );
 }
+
+/// A pull request retargeted after it was queued: its place in line was for another
+/// base, so it leaves this queue (the label removed, a note) and is never built; the
+/// next in line is tested.
+#[test]
+fn a_pull_request_retargeted_after_it_was_queued_leaves() {
+    let mut moved = pr(1, 1);
+    moved.retargeted = true;
+    let f = facts(vec![moved, pr(2, 2)]);
+    let p = plan(&f, &policy(1));
+    assert_eq!(numbers(&build(&p).candidates), [2]);
+    insta::assert_snapshot!(format!("{} | {}", described(&p.effects), recorded(&p.records)), @"action:label: remove the label `council:queued` from #1 | #1 action:dequeue DONE: #1 left the merge queue: it was retargeted to `main` after it was queued (its place in line was for another base); release queues it here once its gates pass");
+}

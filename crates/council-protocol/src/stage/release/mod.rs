@@ -124,9 +124,10 @@ pub fn evaluate(input: &ReleaseStage) -> StageResult {
 
 /// Where release would merge under the queue: the queue's label, once (adding it again
 /// would not move the pull request's place in line, and records nothing new). A label
-/// put there for an older head (the head moved after it was last added) is no place in
-/// line for this head: it is removed and added again, so the pull request re-enters the
-/// line now, as a pull request whose head moved does (SPEC "Merge queue").
+/// put there for an older head or another base (the head moved, or the pull request was
+/// retargeted, after it was last added) is no place in line for this head and base: it
+/// is removed and added again, so the pull request re-enters the line now, as a pull
+/// request whose head moved does (SPEC "Merge queue").
 fn enqueue(
     input: &ReleaseStage,
     open: &OpenFacts,
@@ -135,7 +136,7 @@ fn enqueue(
 ) {
     let label = crate::policy::queue::QUEUED_LABEL;
     let labelled = open.labels.iter().any(|l| l.eq_ignore_ascii_case(label));
-    if labelled && !open.queued_for_older_head {
+    if labelled && !open.queued_before_a_move {
         notes.push(
             Message::new()
                 .text(format!(
@@ -152,9 +153,11 @@ fn enqueue(
             Message::new()
                 .text(format!("merge queue: #{}'s label ", input.pr.number))
                 .value(label)
-                .text(" was added before its head moved to ")
+                .text(" was added before its head moved or it was retargeted; it re-enters the line for head ")
                 .value(short(&open.head_sha))
-                .text("; it re-enters the line for this head (the label removed and added again)"),
+                .text(" into ")
+                .value(&input.pr.base_ref)
+                .text(" (the label removed and added again)"),
         );
         effects.push(Effect::RemoveLabel {
             issue: input.pr.number,
@@ -170,7 +173,7 @@ fn enqueue(
 /// Whether release, under the queue, found every gate passing on a pull request that
 /// carries the queue's label already: only then does it matter whether the label was
 /// put there for an older head (the app then reads the issue timeline to tell, and
-/// decides again with [`OpenFacts::queued_for_older_head`]).
+/// decides again with [`OpenFacts::queued_before_a_move`]).
 pub fn in_line_already(input: &ReleaseStage, result: &StageResult) -> bool {
     let label = crate::policy::queue::QUEUED_LABEL;
     let Some(open) = &input.facts.open else {
@@ -178,7 +181,7 @@ pub fn in_line_already(input: &ReleaseStage, result: &StageResult) -> bool {
     };
     input.facts.queue
         && input.review.is_some()
-        && !open.queued_for_older_head
+        && !open.queued_before_a_move
         && open.labels.iter().any(|l| l.eq_ignore_ascii_case(label))
         && !result.gates.is_empty()
         && result.gates.iter().all(|g| g.verdict == Verdict::Pass)
@@ -376,7 +379,7 @@ mod tests {
             in_merge_queue: false,
             author: "agent".into(),
             commit_authors: Vec::new(),
-            queued_for_older_head: false,
+            queued_before_a_move: false,
         }
     }
 
@@ -717,7 +720,7 @@ mod tests {
 
         // The label was added before the head moved: it re-enters the line for this
         // head, the label removed and added again (a new `labeled` event, its place now).
-        case.open.as_mut().unwrap().queued_for_older_head = true;
+        case.open.as_mut().unwrap().queued_before_a_move = true;
         let (requeued, _) = case.stage();
         assert_eq!(
             requeued.effects,
@@ -733,7 +736,7 @@ mod tests {
             ]
         );
         assert!(queued(&requeued) && !case.in_line());
-        insta::assert_snapshot!(requeued.notes[1].plain(), @r#"merge queue: #2's label "council:queued" was added before its head moved to "1111111"; it re-enters the line for this head (the label removed and added again)"#);
+        insta::assert_snapshot!(requeued.notes[1].plain(), @r#"merge queue: #2's label "council:queued" was added before its head moved or it was retargeted; it re-enters the line for head "1111111" into "develop" (the label removed and added again)"#);
 
         // Still waits for a conflict, a draft or an unknown state; never merges.
         for waits in [Mergeable::Dirty, Mergeable::Draft, Mergeable::Unknown] {
