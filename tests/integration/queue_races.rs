@@ -947,3 +947,27 @@ async fn release_requeues_a_pull_request_retargeted_after_it_was_queued() {
     assert_eq!(calls.len(), 2, "removed, then added: {calls:?}");
     assert!(calls[0].starts_with("DELETE"), "{calls:?}");
 }
+
+/// The label added by hand to a pull request that passes, while another is in test:
+/// its `labeled` event runs release, which finds it in line: `queue-status: QUEUED`
+/// (with no SHA), exit 0, and the test in progress is left alone.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_label_added_by_hand_while_a_test_runs_says_queued() {
+    let gh = FakeGitHub::start().await;
+    scene(&gh, "");
+    pull(&gh, 1, &[("src/one.rs", "one\n")]);
+    pull(&gh, 2, &[("src/two.rs", "two\n")]);
+    release_on(&gh, 1).await.assert_code(0);
+    let tested = gh.branch_head(QUEUE).unwrap();
+    gh.pr(2).label(LABEL);
+    let run = council(&gh)
+        .event("pull_request", gh.labeled_event(2, LABEL))
+        .run()
+        .await;
+    run.assert_code(0);
+    assert_eq!(run.output("queue-status"), "QUEUED");
+    assert_eq!(run.output("queue-sha"), "");
+    assert_eq!(run.output("release-status"), "PENDING");
+    assert_eq!(gh.branch_head(QUEUE).unwrap(), tested);
+    assert_eq!(labels(&gh, 2), [LABEL]);
+}

@@ -124,14 +124,19 @@ pub async fn advance(
 }
 
 /// `queue-status`/`queue-sha` of the run: what it did to the queue (a test started, a
-/// landing, a dequeue), else a pull request it put in line, else the test it found
-/// still running.
+/// landing, a dequeue), else a pull request in line by this run's release (the label
+/// it added, or one added by hand whose `labeled` event release found passing), else
+/// the test it found still running.
 fn outputs(run: &drive::Run, carried: &[Carried]) -> QueueOutputs {
     let queued = carried.iter().any(|c| {
-        c.reports
+        let mut enqueues = c
+            .reports
             .iter()
             .flatten()
-            .any(|r| r.action == "action:enqueue" && r.in_place())
+            .filter(|r| r.action == "action:enqueue")
+            .peekable();
+        // No label to add: it was on already (added by hand), and release passed it.
+        enqueues.peek().is_none() || enqueues.any(|r| r.in_place())
     });
     let queued = match queued {
         true => QueueOutputs::of(QueueStatus::Queued, None),
