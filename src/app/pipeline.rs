@@ -225,6 +225,7 @@ async fn run_pr(
             pr,
             policy: &policy,
             run_url: url.as_deref(),
+            for_queue: false,
         };
         match stages::evaluate(stage, &input).await {
             Ok(Evaluated::Decided(result)) => results.push(result),

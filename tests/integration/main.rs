@@ -24,6 +24,7 @@ mod ledger;
 mod mcp;
 mod messages;
 mod queue;
+mod queue_races;
 mod redaction;
 mod registry;
 mod release;

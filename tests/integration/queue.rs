@@ -13,14 +13,14 @@ use crate::support::fake_github::FakeGitHub;
 use crate::support::tokens::{RELEASE_LOGIN, RELEASE_TOKEN, WORKFLOW_TOKEN};
 use crate::support::{Council, Run, timeline};
 
-const BASE: &str = "master";
-const QUEUE: &str = "council/queue/master";
-const BUILD: &str = "council/queue-build/master";
-const LABEL: &str = "council:queued";
+pub(crate) const BASE: &str = "master";
+pub(crate) const QUEUE: &str = "council/queue/master";
+pub(crate) const BUILD: &str = "council/queue-build/master";
+pub(crate) const LABEL: &str = "council:queued";
 
 /// A policy that lets `feature/**` into the base, asks for no label, and turns the
 /// queue on with `extra` queue keys.
-fn policy(extra: &str) -> String {
+pub(crate) fn policy(extra: &str) -> String {
     format!(
         "branches:\n  rules:\n    - pattern: \"feature/**\"\n      targets: [{BASE}]\n\
          release:\n  require_label: \"\"\nqueue:\n  enabled: true\n{extra}"
@@ -31,7 +31,7 @@ fn policy(extra: &str) -> String {
 /// requests (one check `ci` of 10 minutes, red when a file holds BROKEN or both
 /// `a.rs` and `b.rs` hold PAIR), the base protected with the release token on the bypass
 /// list.
-fn scene(gh: &FakeGitHub, queue_keys: &str) {
+pub(crate) fn scene(gh: &FakeGitHub, queue_keys: &str) {
     gh.writes_not_checked("the queue's tests check refs, labels, comments and ledgers");
     gh.ci(ci());
     gh.commit_on(
@@ -45,7 +45,7 @@ fn scene(gh: &FakeGitHub, queue_keys: &str) {
     gh.protect(BASE).bypass(RELEASE_LOGIN);
 }
 
-fn ci() -> Ci {
+pub(crate) fn ci() -> Ci {
     let pair = |path: &str| Condition::FileContains {
         path: path.into(),
         text: "PAIR".into(),
@@ -60,19 +60,19 @@ fn ci() -> Ci {
 }
 
 /// Pull request `n` with one commit writing `files`, its own CI finished green (or red).
-fn pull(gh: &FakeGitHub, n: u64, files: &[(&str, &str)]) -> String {
+pub(crate) fn pull(gh: &FakeGitHub, n: u64, files: &[(&str, &str)]) -> String {
     gh.pr(n).base(BASE).commit(files, &format!("change {n}"));
     gh.ci_tick();
     gh.pr(n).head_sha()
 }
 
-fn council(gh: &FakeGitHub) -> Council {
+pub(crate) fn council(gh: &FakeGitHub) -> Council {
     Council::action().api(&gh.uri()).release_token()
 }
 
 /// The release event on a pull request's head (its own CI finished): release decides,
 /// queues it, and the queue starts.
-async fn release_on(gh: &FakeGitHub, n: u64) -> Run {
+pub(crate) async fn release_on(gh: &FakeGitHub, n: u64) -> Run {
     let head = gh.pr(n).head_sha();
     council(gh)
         .event("check_suite", gh.check_suite_event(&head))
@@ -81,7 +81,7 @@ async fn release_on(gh: &FakeGitHub, n: u64) -> Run {
 }
 
 /// The CI of the queue commit finished: the event a workflow gets for it.
-async fn queue_checked(gh: &FakeGitHub) -> Run {
+pub(crate) async fn queue_checked(gh: &FakeGitHub) -> Run {
     let sha = gh.branch_head(QUEUE).expect("a queue commit in test");
     council(gh)
         .event("check_suite", gh.check_suite_event(&sha))
@@ -89,7 +89,7 @@ async fn queue_checked(gh: &FakeGitHub) -> Run {
         .await
 }
 
-async fn schedule(gh: &FakeGitHub) -> Run {
+pub(crate) async fn schedule(gh: &FakeGitHub) -> Run {
     council(gh)
         .event("schedule", json!({"schedule": "*/15 * * * *"}))
         .run()
@@ -97,16 +97,16 @@ async fn schedule(gh: &FakeGitHub) -> Run {
 }
 
 /// `action result` of every entry of pull request `n`'s ledger this run wrote.
-fn entries(run: &Run, n: u64) -> Vec<String> {
+pub(crate) fn entries(run: &Run, n: u64) -> Vec<String> {
     timeline(&run.audit(n), &["action", "result"])
 }
 
-fn labels(gh: &FakeGitHub, n: u64) -> Vec<String> {
+pub(crate) fn labels(gh: &FakeGitHub, n: u64) -> Vec<String> {
     gh.pr_state(n).labels
 }
 
 /// Who wrote each version of `branch`: `login sha-or-deleted`.
-fn writers(gh: &FakeGitHub, branch: &str) -> Vec<String> {
+pub(crate) fn writers(gh: &FakeGitHub, branch: &str) -> Vec<String> {
     gh.ref_history(branch)
         .iter()
         .map(|w| {
@@ -128,7 +128,7 @@ fn writers(gh: &FakeGitHub, branch: &str) -> Vec<String> {
 
 /// No pull request's own branch was written after the scene made it: only their
 /// authors' pushes.
-fn heads_untouched(gh: &FakeGitHub, numbers: &[u64]) {
+pub(crate) fn heads_untouched(gh: &FakeGitHub, numbers: &[u64]) {
     for n in numbers {
         let head = gh.pr_state(*n).head_ref;
         for w in gh.ref_history(&head) {
@@ -141,7 +141,7 @@ fn heads_untouched(gh: &FakeGitHub, numbers: &[u64]) {
 }
 
 /// The parents of a commit.
-fn parents(gh: &FakeGitHub, sha: &str) -> Vec<String> {
+pub(crate) fn parents(gh: &FakeGitHub, sha: &str) -> Vec<String> {
     gh.commit_state(sha).expect("a commit").parents
 }
 
@@ -242,7 +242,7 @@ async fn one_landing_end_to_end() {
 }
 
 /// The comments on pull request `n` that are not its ledger.
-fn comments(gh: &FakeGitHub, n: u64) -> Vec<String> {
+pub(crate) fn comments(gh: &FakeGitHub, n: u64) -> Vec<String> {
     let w = crate::support::routes::lock(&gh.world);
     w.comments
         .on(n)
@@ -254,7 +254,7 @@ fn comments(gh: &FakeGitHub, n: u64) -> Vec<String> {
 
 /// Pull request `n` put in line by hand, dated `minute` past ten (the order the queue
 /// reads from its `labeled` events).
-fn queued_at(gh: &FakeGitHub, n: u64, minute: u32) {
+pub(crate) fn queued_at(gh: &FakeGitHub, n: u64, minute: u32) {
     gh.pr(n)
         .label_at(LABEL, "alice", &format!("2026-01-05T10:{minute:02}:00Z"));
 }

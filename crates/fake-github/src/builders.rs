@@ -115,6 +115,21 @@ impl<'g> PrBuilder<'g> {
         self
     }
 
+    /// Retargeted to `git_ref` by its author, as after the scene set it up: the base
+    /// changes and a `base_ref_changed` event is listed (a merge queue reads it).
+    pub fn retarget(self, git_ref: &str) -> Self {
+        let builder = self.base(git_ref);
+        builder.world(|w| {
+            let author = w
+                .pulls
+                .get(&builder.number)
+                .map(|p| p.author.clone())
+                .unwrap_or_default();
+            w.label_event(builder.number, "base_ref_changed", "", &author);
+        });
+        builder
+    }
+
     /// The head lives in `owner`'s fork (`head.repo.fork`, `owner:ref` label).
     pub fn fork(self, owner: &str) -> Self {
         self.world(|w| {

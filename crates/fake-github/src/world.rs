@@ -568,8 +568,9 @@ impl PullRequest {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IssueEvent {
     pub id: u64,
-    /// `labeled` or `unlabeled`.
+    /// `labeled`, `unlabeled`, or `base_ref_changed` (a retarget: no label).
     pub event: String,
+    /// The label added or removed; empty for a retarget.
     pub label: String,
     pub actor: String,
     pub created_at: String,

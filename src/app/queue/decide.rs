@@ -62,6 +62,7 @@ pub async fn verdicts(
             pr,
             policy,
             run_url: run_url.as_deref(),
+            for_queue: true,
         };
         match stages::evaluate(Stage::Release, &input).await? {
             Evaluated::Decided(result) | Evaluated::DecidedOn(result, _) => {

@@ -61,8 +61,10 @@ impl Run {
     }
 }
 
-/// Performs `plan`; true when a landing was refused because the base moved, so that the
-/// run plans again on the new base (a rebuild of the head of the line).
+/// Performs `plan`; true when the run should plan again from what GitHub says now: a
+/// landing was refused because the base moved (a rebuild of the head of the line, on
+/// the new base), or a build made no queue commit because every candidate conflicted
+/// (those left the queue; the next in line, not decided in this round, is tested).
 pub async fn perform(q: &Queue<'_>, plan: QueuePlan, run: &mut Run) -> bool {
     let executor = Executor {
         gh: q.clients.gh.as_ref(),
@@ -93,10 +95,7 @@ pub async fn perform(q: &Queue<'_>, plan: QueuePlan, run: &mut Run) -> bool {
             run.notes.push(gate.message.clone());
             false
         }
-        Action::Build(build) => {
-            self::build(&executor, build, run).await;
-            false
-        }
+        Action::Build(build) => self::build(&executor, build, run).await == Made::NoneForConflicts,
         Action::Land(landing) => land(&executor, *landing, run).await,
     }
 }
@@ -126,10 +125,10 @@ async fn land(executor: &Executor<'_>, landing: Landing, run: &mut Run) -> bool 
         }
         run.records.extend(landed.records);
         run.outputs = std::mem::take(&mut run.outputs).then(landed.outputs);
-        if let Some(next) = landed.next {
-            build(executor, next, run).await;
-        }
-        return false;
+        return match landed.next {
+            Some(next) => build(executor, next, run).await == Made::NoneForConflicts,
+            None => false,
+        };
     }
     let refusal = match (&performed.error, &performed.report.result) {
         (
@@ -176,9 +175,19 @@ fn result_text(result: &EffectResult) -> String {
     }
 }
 
+/// What a build came to, for whether the run plans again.
+#[derive(Debug, PartialEq, Eq)]
+enum Made {
+    Commit,
+    /// No queue commit: every candidate conflicted and left the queue.
+    NoneForConflicts,
+    /// No queue commit for another reason (a write failed, a dry run): not again.
+    None,
+}
+
 /// A queue commit made write by write: each step's effect performed and GitHub's answer
 /// reported back to the builder.
-async fn build(executor: &Executor<'_>, build: Build, run: &mut Run) {
+async fn build(executor: &Executor<'_>, build: Build, run: &mut Run) -> Made {
     let rebuild = build.reason.is_rebuild();
     let mut builder = build.start();
     for _ in 0..MAX_STEPS {
@@ -189,6 +198,13 @@ async fn build(executor: &Executor<'_>, build: Build, run: &mut Run) {
                 builder.report(step_result(&performed));
             }
             BuildStep::Done(built) => {
+                let made = match (&built.sha, &built.failed) {
+                    (Some(_), _) => Made::Commit,
+                    (None, None) if built.records.iter().any(QueueRecord::failed) => {
+                        Made::NoneForConflicts
+                    }
+                    _ => Made::None,
+                };
                 if built.sha.is_some() {
                     run.built += 1;
                     if rebuild {
@@ -201,13 +217,14 @@ async fn build(executor: &Executor<'_>, build: Build, run: &mut Run) {
                     run.failed.push(failed);
                 }
                 run.outputs = std::mem::take(&mut run.outputs).then(built.outputs);
-                return;
+                return made;
             }
         }
     }
     run.failed.push(Message::new().text(format!(
         "the queue commit was not finished within {MAX_STEPS} writes; the next run starts over"
     )));
+    Made::None
 }
 
 /// GitHub's answer to a build step, as the builder tells them apart.

@@ -102,6 +102,7 @@ pub async fn read(r: &Reader<'_>, base: &str, policy: &Policy) -> Result<Read> {
             labels: pr.labels.clone(),
             queued_at,
             head_moved,
+            retargeted: retargeted_since_label(&timeline),
             verdict: None,
         });
         pulls.insert(pr.number, pr);
@@ -124,6 +125,7 @@ pub async fn read(r: &Reader<'_>, base: &str, policy: &Policy) -> Result<Read> {
             labels: pr.labels.clone(),
             queued_at: None,
             head_moved: false,
+            retargeted: false,
             verdict: None,
         });
         pulls.insert(pr.number, pr);
@@ -156,6 +158,7 @@ pub async fn read(r: &Reader<'_>, base: &str, policy: &Policy) -> Result<Read> {
             labels: pr.labels.clone(),
             queued_at: None,
             head_moved: false,
+            retargeted: false,
             verdict: None,
         });
         pulls.insert(number, pr);
@@ -226,6 +229,23 @@ pub fn label_time(timeline: &[TimelineItem]) -> (Option<DateTime<Utc>>, bool) {
         .skip(last + 1)
         .any(|i| matches!(i.event.as_str(), "committed" | "head_ref_force_pushed"));
     (time(timeline[last].at.as_deref()), moved)
+}
+
+/// Whether the pull request was retargeted (a `base_ref_changed` event) after the queue
+/// label was last added: its place in line was for another base.
+pub fn retargeted_since_label(timeline: &[TimelineItem]) -> bool {
+    let last = timeline.iter().rposition(|i| {
+        i.event == "labeled"
+            && i.label
+                .as_deref()
+                .is_some_and(|l| l.eq_ignore_ascii_case(QUEUED_LABEL))
+    });
+    last.is_some_and(|last| {
+        timeline
+            .iter()
+            .skip(last + 1)
+            .any(|i| i.event == "base_ref_changed")
+    })
 }
 
 fn time(text: Option<&str>) -> Option<DateTime<Utc>> {
@@ -380,5 +400,14 @@ mod tests {
             item("committed", None, "x"),
         ];
         assert_eq!(label_time(&garbled), (None, true));
+        // A retarget listed after the label: its place was for another base.
+        assert!(!retargeted_since_label(&timeline));
+        let mut retargeted = timeline.to_vec();
+        retargeted.push(item("base_ref_changed", None, "2026-01-01T11:05:00Z"));
+        assert!(retargeted_since_label(&retargeted));
+        let mut before = vec![item("base_ref_changed", None, "2026-01-01T08:00:00Z")];
+        before.extend(timeline.iter().cloned());
+        assert!(!retargeted_since_label(&before), "retargeted, then queued");
+        assert!(!retargeted_since_label(&[]));
     }
 }

@@ -34,6 +34,15 @@ pub async fn write(
             numbers.push(*number);
         }
     }
+    // Each pull request's end of run writes the run's outputs, the last one's standing:
+    // those that landed go last, so a run that landed says `release-status: MERGED`
+    // (and its `context` and `audit-path` are of the pull request landed last) even when
+    // it also started the next test or dequeued another.
+    numbers.sort_by_key(|n| {
+        records
+            .iter()
+            .any(|r| r.pr == *n && r.action == "action:merge" && r.result == "DONE")
+    });
     for number in numbers {
         let mine = of_pull(records, number);
         let part = part(&mine, outputs);

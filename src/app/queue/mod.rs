@@ -17,6 +17,7 @@ mod ledgers;
 pub mod view;
 
 pub use bases::bases_of;
+pub(crate) use facts::{label_time, retargeted_since_label};
 
 use super::clients::Clients;
 use crate::env::RunEnv;
@@ -29,8 +30,9 @@ use council_protocol::queue::{QueueOutputs, QueueRecord, QueueStatus, plan};
 use council_protocol::render::text::Message;
 use council_protocol::stage::{EffectReport, StageResult};
 
-/// Runs of the queue after a refused landing (the base moved under it): each plans again
-/// on the new base; more moves than this wait for the next event.
+/// Rounds of one queue run: after a refused landing (the base moved under it) or a build
+/// whose every candidate conflicted, the run plans again from what GitHub says now; more
+/// than this wait for the next event.
 const ROUNDS: usize = 3;
 
 /// What a queue run acts with: the run, its event and its two clients.
@@ -122,14 +124,19 @@ pub async fn advance(
 }
 
 /// `queue-status`/`queue-sha` of the run: what it did to the queue (a test started, a
-/// landing, a dequeue), else a pull request it put in line, else the test it found
-/// still running.
+/// landing, a dequeue), else a pull request in line by this run's release (the label
+/// it added, or one added by hand whose `labeled` event release found passing), else
+/// the test it found still running.
 fn outputs(run: &drive::Run, carried: &[Carried]) -> QueueOutputs {
     let queued = carried.iter().any(|c| {
-        c.reports
+        let mut enqueues = c
+            .reports
             .iter()
             .flatten()
-            .any(|r| r.action == "action:enqueue" && r.in_place())
+            .filter(|r| r.action == "action:enqueue")
+            .peekable();
+        // No label to add: it was on already (added by hand), and release passed it.
+        enqueues.peek().is_none() || enqueues.any(|r| r.in_place())
     });
     let queued = match queued {
         true => QueueOutputs::of(QueueStatus::Queued, None),

@@ -25,6 +25,9 @@ pub struct StageInput<'a> {
     pub policy: &'a Policy,
     /// The workflow run, for links.
     pub run_url: Option<&'a str>,
+    /// Decided for the merge queue's run, which reads each queued pull request's
+    /// timeline itself and performs none of the stage's effects.
+    pub for_queue: bool,
 }
 
 /// What became of one planned stage.

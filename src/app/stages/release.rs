@@ -37,7 +37,7 @@ use council_protocol::review::{ContextCheck, DiffFacts};
 use council_protocol::stage::Stage;
 use council_protocol::stage::release::merged::{self, MergedFacts, Referrer, Trigger};
 use council_protocol::stage::release::{
-    ReleaseStage, ReviewReading, evaluate as decide, waits_only_for_review,
+    ReleaseStage, ReviewReading, evaluate as decide, in_line_already, waits_only_for_review,
 };
 
 /// Reads of a pull request whose mergeability GitHub is still computing, the first
@@ -198,6 +198,7 @@ async fn open(
         in_merge_queue: rollup.is_in_merge_queue,
         author: live.author.clone(),
         commit_authors: commits.authors,
+        queued_before_a_move: false,
     };
     let mut stage = ReleaseStage {
         pr: &live,
@@ -224,6 +225,18 @@ async fn open(
         });
     }
     let mut result = decide(&stage);
+    // Labelled already and every gate passing: was the label put there for this head
+    // and this base?
+    // One read of the issue timeline, only then (the queue's own runs read it anyway).
+    if !input.for_queue && in_line_already(&stage, &result) {
+        let timeline = gh.timeline(live.number).await?;
+        let (_, moved) = crate::app::queue::label_time(&timeline);
+        let moved = moved || crate::app::queue::retargeted_since_label(&timeline);
+        if let (true, Some(open)) = (moved, stage.facts.open.as_mut()) {
+            open.queued_before_a_move = true;
+            result = decide(&stage);
+        }
+    }
     result.notes.extend(degraded(&shape));
     Ok(Evaluated::DecidedOn(result, Box::new(live.clone())))
 }

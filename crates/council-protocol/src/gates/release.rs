@@ -190,6 +190,12 @@ pub struct OpenFacts {
     /// (`Commit.authors`): their approvals do not count for an agent's pull request.
     /// Empty when not read.
     pub commit_authors: Vec<String>,
+    /// The merge queue's label is on, but was last added before the head moved or the
+    /// pull request was retargeted (the issue timeline lists a push or a
+    /// `base_ref_changed` after its last `labeled` event): that place in line was for an
+    /// older head or another base. Read only under a queue, when the label is on and
+    /// every gate passes; `false` otherwise.
+    pub queued_before_a_move: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

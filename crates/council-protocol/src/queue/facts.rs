@@ -62,6 +62,9 @@ pub struct QueuedPr {
     /// `head_ref_force_pushed` event after the last `labeled` one, in the same timeline
     /// read). A queue commit holding an older head tells this by itself.
     pub head_moved: bool,
+    /// The pull request was retargeted (a `base_ref_changed` event) after the queue label
+    /// was last added: its place in line was for another base, so it leaves the queue.
+    pub retargeted: bool,
     /// The release verdict on the head now, as the release stage decides it under the
     /// queue (`ReleaseFacts::queue`); `None` when this run did not decide it (see
     /// [`QueueFacts::to_decide`]): such a pull request keeps its place and is neither
@@ -288,9 +291,10 @@ impl QueueBranch {
 
 impl QueueFacts {
     /// The pull requests whose release verdict this run needs, in the order to decide
-    /// them: those the queue commit holds, then the head of the line (twice the batch
-    /// size, so that a conflict or a failed gate still leaves a full batch). Deciding one
-    /// costs the release stage's requests, so the app decides only these.
+    /// them: those the queue commit holds, then the head of the line after them (twice
+    /// the batch size, so that a conflict or a failed gate still leaves a full batch to
+    /// test next, even when the queue commit lands in this run). Deciding one costs the
+    /// release stage's requests, so the app decides only these.
     pub fn to_decide(&self, policy: &Queue) -> Vec<u64> {
         let mut out: Vec<u64> = Vec::new();
         if let Some(branch) = &self.branch {
@@ -309,11 +313,13 @@ impl QueueFacts {
             }
         }
         let room = 2 * policy.batch_size as usize;
-        for pr in super::order::line(self, policy).into_iter().take(room) {
-            if !out.contains(&pr.number) {
-                out.push(pr.number);
-            }
-        }
+        let after: Vec<u64> = super::order::line(self, policy)
+            .into_iter()
+            .map(|p| p.number)
+            .filter(|n| !out.contains(n))
+            .take(room)
+            .collect();
+        out.extend(after);
         out
     }
 

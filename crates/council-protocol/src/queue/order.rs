@@ -20,6 +20,7 @@ pub(super) fn in_line(p: &QueuedPr) -> bool {
     p.state == PrState::Open
         && p.has_queue_label()
         && !p.head_moved
+        && !p.retargeted
         && !matches!(p.verdict, Some(super::LiveVerdict::Fail { .. }))
 }
 
@@ -48,6 +49,7 @@ mod tests {
             labels: labels.iter().map(|l| l.to_string()).collect(),
             queued_at: minute.map(|m| Utc.with_ymd_and_hms(2026, 1, 1, 10, m, 0).unwrap()),
             head_moved: false,
+            retargeted: false,
             verdict: Some(LiveVerdict::Pass),
         }
     }

@@ -118,18 +118,16 @@ pub fn plan(facts: &QueueFacts, policy: &Policy) -> QueuePlan {
     if let Some(Current::Landed { members }) = &current {
         run.exclude.extend(members.iter().map(|m| m.number));
     }
-    let (in_commit, moved) = match &current {
-        Some(Current::InTest(t)) => (
-            t.kept
-                .iter()
-                .chain(t.dropped.iter().map(|(m, _)| m))
-                .map(|m| m.number)
-                .collect(),
-            t.moved.clone(),
-        ),
-        _ => (Vec::new(), Vec::new()),
+    let in_commit: Vec<u64> = match &current {
+        Some(Current::InTest(t)) => t
+            .kept
+            .iter()
+            .chain(t.dropped.iter().map(|(m, _)| m))
+            .map(|m| m.number)
+            .collect(),
+        _ => Vec::new(),
     };
-    run.leaving(&in_commit, &moved);
+    run.leaving(&in_commit);
     let line: Vec<String> = order::line(facts, q)
         .iter()
         .filter(|p| !run.left.contains(&p.number))
@@ -181,8 +179,6 @@ struct InTest<'a> {
     base_moved: bool,
     /// Sizes planned after it (the message's hint).
     rest: Vec<u32>,
-    /// Pull requests whose merge in it is of an older head: theirs moved, so they leave.
-    moved: Vec<u64>,
 }
 
 fn assess<'a>(facts: &'a QueueFacts, login: &str, branch: &'a QueueBranch) -> Current<'a> {
@@ -263,11 +259,6 @@ fn assess<'a>(facts: &'a QueueFacts, login: &str, branch: &'a QueueBranch) -> Cu
     }
     let mut kept = Vec::new();
     let mut dropped = Vec::new();
-    let moved = members
-        .iter()
-        .filter(|(m, pr)| pr.is_none() && facts.pull(m.number).is_some())
-        .map(|(m, _)| m.number)
-        .collect();
     for (member, pr) in members {
         match why_dropped(facts, &member, pr) {
             Some(why) => dropped.push((member, why)),
@@ -280,7 +271,6 @@ fn assess<'a>(facts: &'a QueueFacts, login: &str, branch: &'a QueueBranch) -> Cu
         dropped,
         base_moved: chain.built_on != facts.base.sha,
         rest: branch.note().map(|n| n.rest.clone()).unwrap_or_default(),
-        moved,
     })
 }
 
@@ -301,6 +291,7 @@ fn why_dropped(facts: &QueueFacts, member: &Member, pr: Option<&QueuedPr>) -> Op
         (PrState::Merged, _) => "it was merged outside the queue".into(),
         _ if !pr.has_queue_label() => format!("its label `{QUEUED_LABEL}` was removed"),
         _ if pr.head_moved => "its head moved after it was queued".into(),
+        _ if pr.retargeted => "it was retargeted after it was queued".into(),
         (_, Some(LiveVerdict::Fail { gates })) => format!("it fails {}", gate_names(gates)),
         (_, Some(LiveVerdict::Waiting { why })) => format!("it waits: {}", why.plain()),
         (_, None) => "its gates were not decided in this run".into(),
@@ -330,9 +321,10 @@ struct Run<'a> {
 impl Run<'_> {
     /// Pull requests that leave the queue whatever is in test: closed, head moved, a gate
     /// failing now. A note in each one's ledger, and the label removed. `in_commit` are
-    /// the pull requests the queue commit (one council made) merged, `moved` those of
-    /// them merged at an older head than theirs now.
-    fn leaving(&mut self, in_commit: &[u64], moved: &[u64]) {
+    /// the pull requests the queue commit (one council made) merged. One merged there
+    /// at an older head whose label was added again after the move (release re-queued
+    /// its new head) keeps its place: only its merge is dropped from the queue commit.
+    fn leaving(&mut self, in_commit: &[u64]) {
         for pr in &self.facts.pulls {
             if self.exclude.contains(&pr.number) {
                 continue;
@@ -341,13 +333,21 @@ impl Run<'_> {
             let why = match (&pr.state, &pr.verdict) {
                 (PrState::Closed, _) if labelled => "it was closed".to_string(),
                 (PrState::Merged, _) if labelled => "it was merged outside the queue".to_string(),
-                (PrState::Open, _) if labelled && (pr.head_moved || moved.contains(&pr.number)) => {
+                // Its head moved after the label was last added. A label added again
+                // since (release re-queued the new head) keeps its place: only its old
+                // merge is dropped from the queue commit.
+                (PrState::Open, _) if labelled && pr.head_moved => {
                     format!(
                         "its head moved after it was queued (now {}); release queues the new \
                      head once its gates pass",
                         short(&pr.head_sha)
                     )
                 }
+                (PrState::Open, _) if labelled && pr.retargeted => format!(
+                    "it was retargeted to `{}` after it was queued (its place in line was for \
+                     another base); release queues it here once its gates pass",
+                    self.facts.base.name
+                ),
                 (PrState::Open, Some(LiveVerdict::Fail { gates })) if labelled => {
                     let first = gates
                         .first()

@@ -1,6 +1,7 @@
 //! `GET /issues/{n}/events` and `GET /issues/{n}/timeline`: the `labeled` and
 //! `unlabeled` events of an issue or pull request, oldest first, recorded when labels
-//! are added or removed through the API or a scene; the timeline also holds a pull
+//! are added or removed through the API or a scene, and its `base_ref_changed` events
+//! (a retarget through the API or [`crate::builders::PrBuilder::retarget`]); the timeline also holds a pull
 //! request's pushes, as GitHub's does: a `committed` item per new head (its committer
 //! date is the push) and a `head_ref_force_pushed` event when the push was not a
 //! fast-forward (that one is an issue event too).
@@ -90,6 +91,21 @@ fn force_pushed_json(world: &World, number: u64, m: &HeadMove) -> Value {
 fn event_json(world: &World, number: u64, e: &IssueEvent) -> Value {
     let api = &world.api;
     let repo = &world.repo;
+    if e.label.is_empty() {
+        // A retarget (`base_ref_changed`): no label.
+        return json!({
+            "id": e.id,
+            "node_id": format!("BRCE_kwDOfake{:06}", e.id),
+            "url": format!("{api}/repos/{repo}/issues/events/{}", e.id),
+            "actor": user(&e.actor),
+            "event": e.event,
+            "commit_id": null,
+            "commit_url": null,
+            "created_at": e.created_at,
+            "performed_via_github_app": null,
+            "issue_url": format!("{api}/repos/{repo}/issues/{number}"),
+        });
+    }
     json!({
         "id": e.id,
         "node_id": format!("LE_kwDOfake{:06}", e.id),

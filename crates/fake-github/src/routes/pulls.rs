@@ -120,6 +120,22 @@ pub fn update(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
     if let Some(text) = body.get("body").and_then(Value::as_str) {
         pr.body = text.to_string();
     }
+    let retarget = body
+        .get("base")
+        .and_then(Value::as_str)
+        .filter(|b| *b != before.base_ref)
+        .map(str::to_string);
+    if let Some(base) = &retarget {
+        let sha = world
+            .branch_commit(base)
+            .ok_or_else(|| Answer::invalid("PullRequest", "base", "invalid"))?;
+        let pr = world.pr_mut(number).ok_or_else(Answer::not_found)?;
+        pr.base_ref.clone_from(base);
+        pr.base_sha = sha;
+        let login = ctx.login(world);
+        world.label_event(number, "base_ref_changed", "", &login);
+    }
+    let pr = world.pr(number).ok_or_else(Answer::not_found)?;
     if *pr != before {
         let now = world.touch(number);
         let pr = world.pr_mut(number).ok_or_else(Answer::not_found)?;

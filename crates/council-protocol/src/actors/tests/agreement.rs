@@ -344,6 +344,7 @@ proptest! {
                     in_merge_queue: false,
                     author: pr.author.clone(),
                     commit_authors: Vec::new(),
+                    queued_before_a_move: false,
                 }),
                 actor: Some(classified),
                 queue: false,

@@ -37,6 +37,7 @@ fn open() -> OpenFacts {
         in_merge_queue: false,
         author: "agent".to_string(),
         commit_authors: Vec::new(),
+        queued_before_a_move: false,
     }
 }
 

@@ -372,7 +372,22 @@ fn landing_needs_every_pull_request_still_queued_at_the_head_merged_and_passing(
     let cases: Vec<(&str, Change)> = vec![
         ("closed", Box::new(|p| p.state = PrState::Closed)),
         ("unlabelled", Box::new(|p| p.labels.clear())),
-        ("moved", Box::new(|p| p.head_sha = sha("h2new"))),
+        (
+            "moved",
+            Box::new(|p| {
+                p.head_sha = sha("h2new");
+                p.head_moved = true;
+            }),
+        ),
+        // Its head moved, and the label was added again since (release re-queued the new
+        // head): only its old merge leaves the queue commit; it keeps its place in line.
+        (
+            "requeued",
+            Box::new(|p| {
+                p.head_sha = sha("h2new");
+                p.queued_at = Some(at(30));
+            }),
+        ),
         (
             "failing",
             Box::new(|p| {
@@ -407,8 +422,14 @@ fn landing_needs_every_pull_request_still_queued_at_the_head_merged_and_passing(
             "{name}"
         );
         assert!(b.reason.is_rebuild());
-        // #1 keeps its place first, and #3 fills the batch (no bisection under way).
-        assert_eq!(numbers(&b.candidates), [1, 3], "{name}");
+        // #1 keeps its place first, and #3 fills the batch (no bisection under way); a
+        // re-queued #2 is in line again, after #3.
+        let line: &[u64] = if name == "requeued" {
+            &[1, 3, 2]
+        } else {
+            &[1, 3]
+        };
+        assert_eq!(numbers(&b.candidates), line, "{name}");
         said.push(format!(
             "{name}: {} | {}",
             described(&p.effects),
@@ -419,6 +440,7 @@ fn landing_needs_every_pull_request_still_queued_at_the_head_merged_and_passing(
     closed: action:label: remove the label `council:queued` from #2 | #2 action:dequeue DONE: #2 left the merge queue: it was closed
     unlabelled:  | #2 action:dequeue DONE: #2 left the merge queue: its label `council:queued` was removed
     moved: action:label: remove the label `council:queued` from #2 | #2 action:dequeue DONE: #2 left the merge queue: its head moved after it was queued (now 68326e6); release queues the new head once its gates pass
+    requeued:  | 
     failing: action:label: remove the label `council:queued` from #2 | #2 action:dequeue DONE: #2 left the merge queue: it fails `check:queue`: #2 conflicts with x: it cannot be merged into the queue commit, so it leaves the queue. Fix: bring the branch up to date with "main" (rebase or merge, resolve the conflicts, push); release queues it again once its gates pass `git fetch origin main && git rebase origin/main && git push --force-with-lease` or `git fetch origin main && git merge origin/main && git push`
     waiting:  | 
     "#);
@@ -814,6 +836,25 @@ fn pull_requests_not_decided_keep_their_place_and_are_not_built() {
     assert_eq!(f.to_decide(&policy(1).queue), [1, 2]);
 }
 
+/// The pull requests the queue commit holds are decided, and after them twice a batch
+/// of the line's others: when the queue commit lands and the next in line conflicts,
+/// the one after it is decided too and tested in its place in the same run.
+#[test]
+fn the_line_decided_is_counted_after_the_queue_commit() {
+    let mut f = facts(vec![pr(1, 1), pr(2, 2), pr(3, 3), pr(4, 4)]);
+    f.branch = Some(queue_commit(
+        &sha("b0"),
+        &[(1, &sha("h1"))],
+        &[],
+        Some(BOT),
+        10,
+        green(),
+    ));
+    assert_eq!(f.to_decide(&policy(1).queue), [1, 2, 3]);
+    f.branch = None;
+    assert_eq!(f.to_decide(&policy(1).queue), [1, 2]);
+}
+
 #[test]
 fn the_verdict_of_a_release_decision() {
     use crate::gates::guard::target_gate;
@@ -866,4 +907,17 @@ fn outputs_describe_the_commit_left_in_test_else_the_last_landed() {
             .as_deref(),
         Some("d")
     );
+}
+
+/// A pull request retargeted after it was queued: its place in line was for another
+/// base, so it leaves this queue (the label removed, a note) and is never built; the
+/// next in line is tested.
+#[test]
+fn a_pull_request_retargeted_after_it_was_queued_leaves() {
+    let mut moved = pr(1, 1);
+    moved.retargeted = true;
+    let f = facts(vec![moved, pr(2, 2)]);
+    let p = plan(&f, &policy(1));
+    assert_eq!(numbers(&build(&p).candidates), [2]);
+    insta::assert_snapshot!(format!("{} | {}", described(&p.effects), recorded(&p.records)), @"action:label: remove the label `council:queued` from #1 | #1 action:dequeue DONE: #1 left the merge queue: it was retargeted to `main` after it was queued (its place in line was for another base); release queues it here once its gates pass");
 }

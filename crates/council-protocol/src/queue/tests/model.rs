@@ -310,6 +310,7 @@ impl World {
                 .collect(),
                 queued_at: Some(time(p.queued_at)),
                 head_moved: p.head_moved,
+                retargeted: false,
                 verdict: Some(if p.fails_gate {
                     LiveVerdict::Fail {
                         gates: vec![

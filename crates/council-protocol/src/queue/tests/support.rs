@@ -37,6 +37,7 @@ pub fn pr(number: u64, minute: i64) -> QueuedPr {
         labels: vec![LABEL.to_string()],
         queued_at: Some(at(minute)),
         head_moved: false,
+        retargeted: false,
         verdict: Some(LiveVerdict::Pass),
     }
 }

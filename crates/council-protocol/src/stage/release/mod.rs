@@ -17,7 +17,7 @@ use super::result::{StageResult, Status};
 use crate::audit::ReleaseStatus;
 use crate::event::PullRequest;
 use crate::gates::guard::{self, GuardInput};
-use crate::gates::release::{self, ReleaseFacts, short};
+use crate::gates::release::{self, OpenFacts, ReleaseFacts, short};
 use crate::gates::{GateOutcome, Verdict};
 use crate::policy::Policy;
 use crate::render::text::{Message, escape_text};
@@ -85,7 +85,7 @@ pub fn evaluate(input: &ReleaseStage) -> StageResult {
     gates.extend(release::evaluate(facts));
     let passed = gates.iter().all(|g| g.verdict == Verdict::Pass);
     let status = if passed && input.review.is_some() && facts.queue {
-        enqueue(input, &open.labels, &mut effects, &mut notes);
+        enqueue(input, open, &mut effects, &mut notes);
         ReleaseStatus::Pending
     } else if passed && input.review.is_some() {
         // The status is what it would be without a release token; finish says what
@@ -123,15 +123,20 @@ pub fn evaluate(input: &ReleaseStage) -> StageResult {
 }
 
 /// Where release would merge under the queue: the queue's label, once (adding it again
-/// would not move the pull request's place in line, and records nothing new).
+/// would not move the pull request's place in line, and records nothing new). A label
+/// put there for an older head or another base (the head moved, or the pull request was
+/// retargeted, after it was last added) is no place in line for this head and base: it
+/// is removed and added again, so the pull request re-enters the line now, as a pull
+/// request whose head moved does (SPEC "Merge queue").
 fn enqueue(
     input: &ReleaseStage,
-    labels: &[String],
+    open: &OpenFacts,
     effects: &mut Vec<Effect>,
     notes: &mut Vec<Message>,
 ) {
     let label = crate::policy::queue::QUEUED_LABEL;
-    if labels.iter().any(|l| l.eq_ignore_ascii_case(label)) {
+    let labelled = open.labels.iter().any(|l| l.eq_ignore_ascii_case(label));
+    if labelled && !open.queued_before_a_move {
         notes.push(
             Message::new()
                 .text(format!(
@@ -143,10 +148,43 @@ fn enqueue(
         );
         return;
     }
+    if labelled {
+        notes.push(
+            Message::new()
+                .text(format!("merge queue: #{}'s label ", input.pr.number))
+                .value(label)
+                .text(" was added before its head moved or it was retargeted; it re-enters the line for head ")
+                .value(short(&open.head_sha))
+                .text(" into ")
+                .value(&input.pr.base_ref)
+                .text(" (the label removed and added again)"),
+        );
+        effects.push(Effect::RemoveLabel {
+            issue: input.pr.number,
+            label: label.to_string(),
+        });
+    }
     effects.push(Effect::Enqueue {
         number: input.pr.number,
         label: label.to_string(),
     });
+}
+
+/// Whether release, under the queue, found every gate passing on a pull request that
+/// carries the queue's label already: only then does it matter whether the label was
+/// put there for an older head (the app then reads the issue timeline to tell, and
+/// decides again with [`OpenFacts::queued_before_a_move`]).
+pub fn in_line_already(input: &ReleaseStage, result: &StageResult) -> bool {
+    let label = crate::policy::queue::QUEUED_LABEL;
+    let Some(open) = &input.facts.open else {
+        return false;
+    };
+    input.facts.queue
+        && input.review.is_some()
+        && !open.queued_before_a_move
+        && open.labels.iter().any(|l| l.eq_ignore_ascii_case(label))
+        && !result.gates.is_empty()
+        && result.gates.iter().all(|g| g.verdict == Verdict::Pass)
 }
 
 /// Whether the effects of a release decision put the pull request in the merge queue
@@ -341,6 +379,7 @@ mod tests {
             in_merge_queue: false,
             author: "agent".into(),
             commit_authors: Vec::new(),
+            queued_before_a_move: false,
         }
     }
 
@@ -377,6 +416,15 @@ mod tests {
 
     impl Case<'_> {
         fn stage(&self) -> (StageResult, bool) {
+            self.with_input(|input| (evaluate(input), waits_only_for_review(input)))
+        }
+
+        /// Whether release finds it in line already ([`in_line_already`]).
+        fn in_line(&self) -> bool {
+            self.with_input(|input| in_line_already(input, &evaluate(input)))
+        }
+
+        fn with_input<T>(&self, f: impl FnOnce(&ReleaseStage) -> T) -> T {
             let mut policy = Policy::default_policy();
             policy.release = self.release.clone();
             let input = ReleaseStage {
@@ -396,7 +444,7 @@ mod tests {
                 }),
                 pull_id: "PR_node",
             };
-            (evaluate(&input), waits_only_for_review(&input))
+            f(&input)
         }
     }
 
@@ -668,6 +716,27 @@ mod tests {
         let (again, _) = case.stage();
         assert!(again.effects.is_empty() && !queued(&again));
         insta::assert_snapshot!(again.notes[1].plain(), @r#"merge queue: #2 is in line already (label "council:queued"); the queue lands it once a queue commit holding it is green"#);
+        assert!(case.in_line());
+
+        // The label was added before the head moved: it re-enters the line for this
+        // head, the label removed and added again (a new `labeled` event, its place now).
+        case.open.as_mut().unwrap().queued_before_a_move = true;
+        let (requeued, _) = case.stage();
+        assert_eq!(
+            requeued.effects,
+            [
+                Effect::RemoveLabel {
+                    issue: 2,
+                    label: "council:queued".into(),
+                },
+                Effect::Enqueue {
+                    number: 2,
+                    label: "council:queued".into(),
+                },
+            ]
+        );
+        assert!(queued(&requeued) && !case.in_line());
+        insta::assert_snapshot!(requeued.notes[1].plain(), @r#"merge queue: #2's label "council:queued" was added before its head moved or it was retargeted; it re-enters the line for head "1111111" into "develop" (the label removed and added again)"#);
 
         // Still waits for a conflict, a draft or an unknown state; never merges.
         for waits in [Mergeable::Dirty, Mergeable::Draft, Mergeable::Unknown] {
