@@ -971,3 +971,29 @@ async fn a_label_added_by_hand_while_a_test_runs_says_queued() {
     assert_eq!(gh.branch_head(QUEUE).unwrap(), tested);
     assert_eq!(labels(&gh, 2), [LABEL]);
 }
+
+/// Anyone who may comment lengthens a pull request's timeline, which the queue and
+/// release read for when the label was added: 1,050 comments on a queued pull request
+/// stopped every run at "more than 10 pages" (exit 3), so the whole line waited. The
+/// newest pages are read: release keeps it in line and the queue lands it.
+#[tokio::test(flavor = "multi_thread")]
+async fn comments_flooding_a_queued_pull_request_do_not_stop_the_queue() {
+    let gh = FakeGitHub::start().await;
+    scene(&gh, "");
+    pull(&gh, 1, &[("src/one.rs", "one\n")]);
+    release_on(&gh, 1).await.assert_code(0);
+    let tested = gh.branch_head(QUEUE).expect("the queue commit");
+    gh.seed_many(1, 1_050, "drive-by", |i| format!("+1 ({i})"));
+
+    let again = release_on(&gh, 1).await;
+    again.assert_code(0);
+    assert_eq!(labels(&gh, 1), [LABEL], "still in line");
+    assert_eq!(gh.branch_head(QUEUE).as_deref(), Some(tested.as_str()));
+
+    gh.ci_tick();
+    let landed = queue_checked(&gh).await;
+    landed.assert_code(0);
+    assert_eq!(landed.output("queue-status"), "LANDED");
+    assert_eq!(gh.branch_head(BASE).unwrap(), tested);
+    assert!(gh.pr_state(1).merged);
+}

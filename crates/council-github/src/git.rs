@@ -138,6 +138,15 @@ pub struct TimelineItem {
     pub at: Option<String>,
 }
 
+/// An issue's timeline as read: its newest items, oldest first (at most
+/// [`MAX_TIMELINE_PAGES`] pages: anyone who may comment adds to it), and whether that is
+/// all of it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Timeline {
+    pub items: Vec<TimelineItem>,
+    pub complete: bool,
+}
+
 impl GitHub {
     /// The head of `branch`, `None` when there is no such branch.
     pub async fn branch_head(&self, branch: &str) -> Result<Option<String>, ApiError> {
@@ -392,12 +401,18 @@ impl GitHub {
         Ok(pages.into_iter().flatten().collect())
     }
 
-    /// Issue `number`'s timeline, oldest first: labels added and removed, pushes.
-    pub async fn timeline(&self, number: u64) -> Result<Vec<TimelineItem>, ApiError> {
+    /// Issue `number`'s timeline, oldest first: labels added and removed, pushes, retargets
+    /// (and comments, which the queue skips); the newest 1,000 items of a longer one.
+    pub async fn timeline(&self, number: u64) -> Result<Timeline, ApiError> {
         let what = format!("reading the timeline of #{number}");
         let url = self.repo_path(&format!("/issues/{number}/timeline?per_page=100"));
-        let pages: Vec<Vec<Value>> = self.get_pages(&what, url, MAX_TIMELINE_PAGES).await?;
-        Ok(pages.into_iter().flatten().map(timeline_item).collect())
+        let (pages, complete): (Vec<Vec<Value>>, bool) = self
+            .get_newest_pages(&what, url, MAX_TIMELINE_PAGES)
+            .await?;
+        Ok(Timeline {
+            items: pages.into_iter().flatten().map(timeline_item).collect(),
+            complete,
+        })
     }
 }
 

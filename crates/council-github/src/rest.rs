@@ -206,6 +206,52 @@ impl GitHub {
         }
     }
 
+    /// The newest `max_pages` pages of a list GitHub pages oldest first with page numbers
+    /// (an issue's timeline), oldest first, and whether they are the whole list. The
+    /// first page says how many there are (`Link: rel="last"`); a longer list is read
+    /// from `max_pages` before its last page on, so that items anyone can add (comments)
+    /// cannot push the newest ones out of reach.
+    pub async fn get_newest_pages<P: serde::de::DeserializeOwned>(
+        &self,
+        what: &str,
+        url: String,
+        max_pages: usize,
+    ) -> Result<(Vec<P>, bool), ApiError> {
+        let hostile = |message: &str| ApiError::Decode {
+            what: what.to_string(),
+            message: message.to_string(),
+        };
+        let reply = self.get(what, &url, None).await?;
+        let first: P = reply.json(what)?;
+        let Some(next) = link(&reply.headers, "next") else {
+            return Ok((vec![first], true));
+        };
+        let last = link(&reply.headers, "last");
+        let pages = last.as_deref().and_then(page_number).unwrap_or(0);
+        if pages <= max_pages {
+            if !next.starts_with('/') && !self.is_own_origin(&next) {
+                return Err(hostile(
+                    "the `Link` header points away from the API's host; not followed",
+                ));
+            }
+            let (rest, more) = self
+                .get_pages_upto(what, next, max_pages.saturating_sub(1).max(1))
+                .await?;
+            let mut all = vec![first];
+            all.extend(rest);
+            return Ok((all, !more));
+        }
+        let last = last.unwrap_or_default();
+        if !last.starts_with('/') && !self.is_own_origin(&last) {
+            return Err(hostile(
+                "the `Link` header points away from the API's host; not followed",
+            ));
+        }
+        let from = with_page(&last, pages + 1 - max_pages);
+        let (newest, _) = self.get_pages_upto(what, from, max_pages).await?;
+        Ok((newest, false))
+    }
+
     /// An issue's number, title and label names (one request).
     pub async fn issue_info(&self, number: u64) -> Result<IssueInfo, ApiError> {
         #[derive(Deserialize)]
@@ -395,6 +441,27 @@ fn file_text(body: &str) -> String {
 }
 
 /// The URL of one relation in a `Link` header.
+/// The `page` a paged URL asks for.
+fn page_number(url: &str) -> Option<usize> {
+    let query = url.split_once('?')?.1;
+    url::form_urlencoded::parse(query.as_bytes())
+        .find(|(k, _)| k == "page")
+        .and_then(|(_, v)| v.parse().ok())
+}
+
+/// `url` asking for page `page` instead.
+fn with_page(url: &str, page: usize) -> String {
+    let (path, query) = url.split_once('?').unwrap_or((url, ""));
+    let mut out = url::form_urlencoded::Serializer::new(String::new());
+    for (k, v) in url::form_urlencoded::parse(query.as_bytes()) {
+        if k != "page" {
+            out.append_pair(&k, &v);
+        }
+    }
+    out.append_pair("page", &page.to_string());
+    format!("{path}?{}", out.finish())
+}
+
 pub fn link(headers: &http::HeaderMap, rel: &str) -> Option<String> {
     let value = headers.get(http::header::LINK)?.to_str().ok()?;
     value.split(',').find_map(|part| {
@@ -414,6 +481,25 @@ pub fn link(headers: &http::HeaderMap, rel: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_page_is_read_from_and_written_into_the_query() {
+        let last = "https://api.github.com/repositories/1/issues/2/timeline?per_page=100&page=14";
+        assert_eq!(page_number(last), Some(14));
+        assert_eq!(
+            with_page(last, 5),
+            "https://api.github.com/repositories/1/issues/2/timeline?per_page=100&page=5"
+        );
+        assert_eq!(page_number("/x?per_page=100"), None);
+        assert_eq!(page_number("/x?page=ten"), None);
+        assert_eq!(page_number("/x"), None);
+        assert_eq!(with_page("/x", 2), "/x?page=2");
+        // Multi-byte text in the query survives the rewrite.
+        assert_eq!(
+            with_page("/x?q=%C3%A9t%C3%A9&page=1", 3),
+            "/x?q=%C3%A9t%C3%A9&page=3"
+        );
+    }
 
     #[test]
     fn link_header_relations() {

@@ -485,6 +485,8 @@ impl FakeGitHub {
         w.next_id += 1;
         let id = w.next_id;
         let c = comment(&w.repo, id, issue, author, body);
+        let seq = w.next_number_id();
+        w.comment_seq.insert(id, seq);
         w.comments.push(c);
         id
     }

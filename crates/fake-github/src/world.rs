@@ -75,6 +75,10 @@ pub struct World {
     /// `committed` items (and `head_ref_force_pushed` for a move that is not a
     /// fast-forward), which tell a merge queue that a head moved after it was queued.
     pub head_moves: BTreeMap<u64, Vec<HeadMove>>,
+    /// Comment id → where it falls among its issue's events (the counter of
+    /// [`World::next_number_id`]): the timeline lists comments in order with the rest.
+    /// Comments a world file seeds have none and come first.
+    pub comment_seq: BTreeMap<u64, u64>,
     /// Workflow run id → its jobs.
     pub runs: BTreeMap<u64, Vec<Job>>,
     /// Artifacts the workflow runs uploaded (`audit-PR-<n>`), oldest first: listed by

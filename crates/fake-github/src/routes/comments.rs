@@ -41,6 +41,8 @@ pub fn create(world: &mut World, ctx: &Ctx, issue: u64) -> Reply {
     c["created_at"] = now.clone().into();
     c["updated_at"] = now.into();
     let created = c["created_at"].as_str().and_then(parse_time);
+    let seq = world.next_number_id();
+    world.comment_seq.insert(id, seq);
     world.comments.push(c.clone());
     world.touch_after(issue, created.unwrap_or(i64::MIN));
     Ok(Answer::json(201, c))

@@ -4,7 +4,7 @@
 //! (a retarget through the API or [`crate::builders::PrBuilder::retarget`]); the timeline also holds a pull
 //! request's pushes, as GitHub's does: a `committed` item per new head (its committer
 //! date is the push) and a `head_ref_force_pushed` event when the push was not a
-//! fast-forward (that one is an issue event too).
+//! fast-forward (that one is an issue event too), and its comments (`commented`).
 
 use serde_json::{Value, json};
 
@@ -41,9 +41,25 @@ fn items(world: &mut World, ctx: &Ctx, number: u64, timeline: bool) -> Reply {
             items.push((2 * m.seq + 1, force_pushed_json(world, number, m)));
         }
     }
+    if timeline {
+        for c in world.comments.on(number) {
+            let id = c["id"].as_u64().unwrap_or(0);
+            let seq = world.comment_seq.get(&id).copied().unwrap_or(0);
+            items.push((2 * seq, commented_json(c)));
+        }
+    }
     items.sort_by_key(|(seq, _)| *seq);
     let items: Vec<Value> = items.into_iter().map(|(_, v)| v).collect();
     Ok(paginate(world, ctx, &items))
+}
+
+/// A `commented` timeline item: the comment as `GET /issues/comments/{id}` answers it,
+/// with `event` and `actor` added, as GitHub lists it.
+fn commented_json(comment: &Value) -> Value {
+    let mut item = comment.clone();
+    item["event"] = "commented".into();
+    item["actor"] = comment["user"].clone();
+    item
 }
 
 /// A `committed` timeline item: no `id`, `actor` or `created_at`, the commit's own

@@ -175,9 +175,43 @@ async fn checks_rules_pull_requests_and_timelines_are_read() {
         .collect();
     assert_eq!(open, [3]);
 
+    gh.seed(3, "someone", "a comment, listed where it was made");
     let timeline = api.timeline(3).await.unwrap();
-    let events: Vec<&str> = timeline.iter().map(|i| i.event.as_str()).collect();
-    assert_eq!(events, ["committed", "labeled", "committed"]);
-    assert_eq!(timeline[1].label.as_deref(), Some("council:queued"));
-    assert!(timeline.iter().all(|i| i.at.is_some()));
+    assert!(timeline.complete);
+    let events: Vec<&str> = timeline.items.iter().map(|i| i.event.as_str()).collect();
+    assert_eq!(events, ["committed", "labeled", "committed", "commented"]);
+    assert_eq!(timeline.items[1].label.as_deref(), Some("council:queued"));
+    assert!(timeline.items.iter().all(|i| i.at.is_some()));
+}
+
+/// Anyone who may comment adds to a pull request's timeline, which GitHub lists oldest
+/// first: the client reads its newest ten pages (the first says how many there are), so
+/// 1,050 comments after the queue label cost eleven requests and hide nothing newer.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_timeline_is_read_from_its_newest_pages() {
+    let gh = FakeGitHub::start().await;
+    gh.writes_not_checked("reads only");
+    gh.pr(3).base("master").commit(&[("x.txt", "x\n")], "x");
+    gh.pr(3).label("council:queued");
+    for n in 0..1_050 {
+        gh.seed(3, "someone", &format!("comment {n}"));
+    }
+    gh.pr(3).commit(&[("x.txt", "pushed\n")], "pushed after");
+    let api = client(&gh, WORKFLOW_TOKEN);
+    let before = gh.requests().await.len();
+
+    let timeline = api.timeline(3).await.unwrap();
+    assert!(!timeline.complete);
+    // 1,053 items on 11 pages: the first is read, then pages 2 to 11.
+    assert_eq!(timeline.items.len(), 953);
+    assert!(timeline.items.iter().all(|i| i.event != "labeled"));
+    assert_eq!(timeline.items.last().unwrap().event, "committed");
+    let reads = gh.requests().await.len() - before;
+    assert_eq!(reads, 11);
+
+    // A short one is read whole, in one request.
+    let before = gh.requests().await.len();
+    let short = api.timeline(4).await;
+    assert!(short.is_err() || short.unwrap().complete);
+    assert_eq!(gh.requests().await.len() - before, 1);
 }
