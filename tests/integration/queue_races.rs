@@ -997,3 +997,28 @@ async fn comments_flooding_a_queued_pull_request_do_not_stop_the_queue() {
     assert_eq!(gh.branch_head(BASE).unwrap(), tested);
     assert!(gh.pr_state(1).merged);
 }
+
+/// More than 1,000 open pull requests into the base (a busy repository, or pull requests
+/// opened from forks by anyone): the queue read the open list's first ten pages and
+/// stopped there (exit 3), so a queued pull request past them was never tested. The
+/// labelled ones are found by the label: it is tested and lands, on a `schedule` too.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_thousand_open_pull_requests_do_not_hide_the_line() {
+    let gh = FakeGitHub::start().await;
+    scene(&gh, "");
+    for n in 1..=1_000 {
+        gh.pr(n).base(BASE);
+    }
+    pull(&gh, 1_001, &[("src/late.rs", "late\n")]);
+    let queued = release_on(&gh, 1_001).await;
+    queued.assert_code(0);
+    assert_eq!(queued.output("queue-status"), "TESTING");
+    let tested = gh.branch_head(QUEUE).expect("the queue commit");
+
+    gh.ci_tick();
+    let landed = schedule(&gh).await;
+    landed.assert_code(0);
+    assert_eq!(landed.output("queue-status"), "LANDED");
+    assert_eq!(gh.branch_head(BASE).unwrap(), tested);
+    assert!(gh.pr_state(1_001).merged);
+}

@@ -382,23 +382,64 @@ impl GitHub {
         reply.json::<Ruleset>(&what).ok().map(|r| r.name)
     }
 
-    /// The open pull requests into `base`, as the list answers them (oldest first).
-    pub async fn open_pulls_into(&self, base: &str) -> Result<Vec<Value>, ApiError> {
-        let what = format!("listing the open pull requests into {base}");
+    /// The open pull requests that carry `label` (into `base` when one is given), as the
+    /// pull request list answers them. A repository's first 1,000 open pull requests
+    /// are read from that list (one request per 100); beyond, those the issue list finds
+    /// by the label (each read on its own), so that a busy repository, or pull requests
+    /// opened from forks by anyone, cannot push the labelled ones out of reach.
+    pub async fn open_pulls_labelled(
+        &self,
+        label: &str,
+        base: Option<&str>,
+    ) -> Result<Vec<Value>, ApiError> {
+        let into = base.map(|b| format!(" into {b}")).unwrap_or_default();
+        let what = format!("listing the open pull requests{into}");
+        let filter = base
+            .map(|b| format!("&base={}", encode(b)))
+            .unwrap_or_default();
         let url = self.repo_path(&format!(
-            "/pulls?state=open&base={}&sort=created&direction=asc&per_page=100",
-            encode(base)
+            "/pulls?state=open{filter}&sort=created&direction=asc&per_page=100"
         ));
-        let pages: Vec<Vec<Value>> = self.get_pages(&what, url, MAX_PULL_PAGES).await?;
-        Ok(pages.into_iter().flatten().collect())
-    }
-
-    /// Every open pull request of the repository (oldest first).
-    pub async fn open_pulls(&self) -> Result<Vec<Value>, ApiError> {
-        let what = "listing the open pull requests".to_string();
-        let url = self.repo_path("/pulls?state=open&sort=created&direction=asc&per_page=100");
-        let pages: Vec<Vec<Value>> = self.get_pages(&what, url, MAX_PULL_PAGES).await?;
-        Ok(pages.into_iter().flatten().collect())
+        let (pages, more) = self
+            .get_pages_upto::<Vec<Value>>(&what, url, MAX_PULL_PAGES)
+            .await?;
+        let mut found: Vec<Value> = pages
+            .into_iter()
+            .flatten()
+            .filter(|p| has_label(p, label))
+            .collect();
+        if !more {
+            return Ok(found);
+        }
+        let what = format!("listing the open issues labelled {label}");
+        let url = self.repo_path(&format!(
+            "/issues?state=open&labels={}&per_page=100",
+            encode(label)
+        ));
+        let issues: Vec<Vec<Value>> = self.get_pages(&what, url, MAX_PULL_PAGES).await?;
+        let mut numbers: Vec<u64> = issues
+            .into_iter()
+            .flatten()
+            .filter(|i| i.get("pull_request").is_some())
+            .filter_map(|i| i.get("number").and_then(Value::as_u64))
+            .filter(|n| !found.iter().any(|f| f["number"].as_u64() == Some(*n)))
+            .collect();
+        numbers.sort_unstable();
+        numbers.dedup();
+        for number in numbers {
+            let pull = match self.get_pull(number).await {
+                Ok(pull) => pull,
+                Err(ApiError::NotFound { .. }) => continue,
+                Err(e) => return Err(e),
+            };
+            let open = pull["state"].as_str() == Some("open");
+            let into =
+                base.is_none_or(|b| pull.pointer("/base/ref").and_then(Value::as_str) == Some(b));
+            if open && into && has_label(&pull, label) {
+                found.push(pull);
+            }
+        }
+        Ok(found)
     }
 
     /// Issue `number`'s timeline, oldest first: labels added and removed, pushes, retargets
@@ -414,6 +455,17 @@ impl GitHub {
             complete,
         })
     }
+}
+
+/// Whether a pull request as the API answers it carries `label` (GitHub compares label
+/// names without case).
+fn has_label(pull: &Value, label: &str) -> bool {
+    pull.get("labels")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|l| l.get("name").and_then(Value::as_str))
+        .any(|l| l.eq_ignore_ascii_case(label))
 }
 
 fn timeline_item(v: Value) -> TimelineItem {

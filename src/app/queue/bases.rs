@@ -171,7 +171,7 @@ async fn every_queue(q: &Queue<'_>) -> Result<Vec<String>> {
         return Ok(Vec::new());
     };
     let mut bases: Vec<String> = Vec::new();
-    for pull in gh.open_pulls().await? {
+    for pull in gh.open_pulls_labelled(QUEUED_LABEL, None).await? {
         let labelled = pull
             .get("labels")
             .and_then(Value::as_array)

@@ -84,7 +84,7 @@ pub async fn read(r: &Reader<'_>, base: &str, policy: &Policy) -> Result<Read> {
     };
     let mut pulls = BTreeMap::new();
     let mut queued = Vec::new();
-    for value in gh.open_pulls_into(base).await? {
+    for value in gh.open_pulls_labelled(QUEUED_LABEL, Some(base)).await? {
         let pr = PullRequest::from_api(&value, "GET /pulls")?;
         if !pr
             .labels

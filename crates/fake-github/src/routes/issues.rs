@@ -1,16 +1,73 @@
 //! `GET /issues/{n}`: a plain issue, or a pull request seen as an issue (with the
-//! `pull_request` key, as GitHub marks them).
+//! `pull_request` key, as GitHub marks them); `GET /issues`: the list, newest first,
+//! filtered by `state` (`open` by default) and `labels` (comma-separated, each one
+//! required, in any case).
 
 use serde_json::json;
 
 use super::labels::label_json;
-use super::{Answer, Ctx, Reply, user};
+use super::{Answer, Ctx, Reply, paginate_with, user};
 use crate::tokens::{Access, Scope};
 use crate::world::{World, timestamp};
 
 pub fn get(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
     ctx.need(world, Access::Read, &[Scope::Issues, Scope::PullRequests])?;
-    let (author, body) = world.issue_like(number).ok_or_else(Answer::not_found)?;
+    let issue = issue_json(world, number).ok_or_else(Answer::not_found)?;
+    Ok(Answer::ok(issue))
+}
+
+pub fn list(world: &mut World, ctx: &Ctx) -> Reply {
+    ctx.need(world, Access::Read, &[Scope::Issues, Scope::PullRequests])?;
+    let state = ctx.query("state").unwrap_or("open");
+    let wanted: Vec<String> = ctx
+        .query("labels")
+        .unwrap_or_default()
+        .split(',')
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    let world: &World = world;
+    let numbers: Vec<u64> = world
+        .pulls
+        .keys()
+        .chain(world.issues.keys())
+        .copied()
+        .collect::<std::collections::BTreeSet<u64>>()
+        .into_iter()
+        .rev()
+        .filter(|&n| {
+            let (open, labels) = match world.pr(n) {
+                Some(pr) => (pr.open, pr.labels.clone()),
+                None => (
+                    true,
+                    world
+                        .issues
+                        .get(&n)
+                        .map(|i| i.labels.clone())
+                        .unwrap_or_default(),
+                ),
+            };
+            let state_ok = match state {
+                "all" => true,
+                "closed" => !open,
+                _ => open,
+            };
+            state_ok
+                && wanted
+                    .iter()
+                    .all(|w| labels.iter().any(|l| l.to_lowercase() == *w))
+        })
+        .collect();
+    Ok(paginate_with(world, ctx, &numbers, |&n| {
+        issue_json(world, n).unwrap_or_default()
+    }))
+}
+
+/// Issue `number` as GitHub answers it, `None` when there is no such issue or pull
+/// request.
+fn issue_json(world: &World, number: u64) -> Option<serde_json::Value> {
+    let (author, body) = world.issue_like(number)?;
     let api = &world.api;
     let repo = &world.repo;
     let pr = world.pr(number);
@@ -75,5 +132,5 @@ pub fn get(world: &mut World, ctx: &Ctx, number: u64) -> Reply {
             "html_url": format!("https://github.com/{repo}/pull/{number}"),
         });
     }
-    Ok(Answer::ok(issue))
+    Some(issue)
 }

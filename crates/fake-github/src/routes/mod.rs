@@ -522,6 +522,7 @@ fn repository(world: &mut World, ctx: &Ctx, rest: &[&str]) -> Reply {
             contents::get(world, ctx, &path.join("/"))
         }
         (_, ["issues", "comments", id]) => comments::one(world, ctx, number(id)?),
+        ("GET", ["issues"]) => issues::list(world, ctx),
         ("GET", ["issues", n]) => issues::get(world, ctx, number(n)?),
         ("GET", ["issues", n, "comments"]) => comments::list(world, ctx, number(n)?),
         ("POST", ["issues", n, "comments"]) => comments::create(world, ctx, number(n)?),

@@ -166,14 +166,16 @@ async fn checks_rules_pull_requests_and_timelines_are_read() {
     assert_eq!(api.ruleset_name(id).await.as_deref(), Some("main rules"));
     assert!(api.branch_rules("develop").await.unwrap().is_empty());
 
-    let open: Vec<u64> = api
-        .open_pulls_into("master")
-        .await
-        .unwrap()
-        .iter()
-        .filter_map(|p| p["number"].as_u64())
-        .collect();
-    assert_eq!(open, [3]);
+    for base in [Some("master"), None] {
+        let open: Vec<u64> = api
+            .open_pulls_labelled("council:queued", base)
+            .await
+            .unwrap()
+            .iter()
+            .filter_map(|p| p["number"].as_u64())
+            .collect();
+        assert_eq!(open, [3], "{base:?}");
+    }
 
     gh.seed(3, "someone", "a comment, listed where it was made");
     let timeline = api.timeline(3).await.unwrap();
@@ -214,4 +216,40 @@ async fn a_long_timeline_is_read_from_its_newest_pages() {
     let short = api.timeline(4).await;
     assert!(short.is_err() || short.unwrap().complete);
     assert_eq!(gh.requests().await.len() - before, 1);
+}
+
+/// More than 1,000 open pull requests (a busy repository, or forks opened by anyone):
+/// the labelled ones past the list's first ten pages are found through the issue list
+/// by the label, each read on its own; one that targets another base is left out.
+#[tokio::test(flavor = "multi_thread")]
+async fn labelled_pull_requests_are_found_past_a_thousand_open_ones() {
+    let gh = FakeGitHub::start().await;
+    gh.writes_not_checked("reads only");
+    for n in 1..=1_005 {
+        gh.pr(n).base("master");
+    }
+    gh.pr(2).label("council:queued");
+    gh.pr(1_004).label("Council:Queued");
+    gh.pr(1_003).base("develop").label("council:queued");
+    gh.pr(1_005).label("bug");
+    let api = client(&gh, WORKFLOW_TOKEN);
+    let numbers = |list: Vec<serde_json::Value>| -> Vec<u64> {
+        list.iter().filter_map(|p| p["number"].as_u64()).collect()
+    };
+
+    let before = gh.requests().await.len();
+    let into = api
+        .open_pulls_labelled("council:queued", Some("master"))
+        .await
+        .unwrap();
+    assert_eq!(numbers(into), [2, 1_004]);
+    // Ten pages of the list, one of the issues, and the two labelled pull requests
+    // past the list read on their own (the issue list does not say their base).
+    assert_eq!(gh.requests().await.len() - before, 13);
+
+    let any = api
+        .open_pulls_labelled("council:queued", None)
+        .await
+        .unwrap();
+    assert_eq!(numbers(any), [2, 1_003, 1_004]);
 }
