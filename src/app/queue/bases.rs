@@ -172,15 +172,7 @@ async fn every_queue(q: &Queue<'_>) -> Result<Vec<String>> {
     };
     let mut bases: Vec<String> = Vec::new();
     for pull in gh.open_pulls_labelled(QUEUED_LABEL, None).await? {
-        let labelled = pull
-            .get("labels")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|l| l.get("name").and_then(Value::as_str))
-            .any(|l| l.eq_ignore_ascii_case(QUEUED_LABEL));
-        let base = pull.pointer("/base/ref").and_then(Value::as_str);
-        if let (true, Some(base)) = (labelled, base)
+        if let Some(base) = pull.pointer("/base/ref").and_then(Value::as_str)
             && !bases.iter().any(|b| b == base)
         {
             bases.push(base.to_string());

@@ -86,13 +86,6 @@ pub async fn read(r: &Reader<'_>, base: &str, policy: &Policy) -> Result<Read> {
     let mut queued = Vec::new();
     for value in gh.open_pulls_labelled(QUEUED_LABEL, Some(base)).await? {
         let pr = PullRequest::from_api(&value, "GET /pulls")?;
-        if !pr
-            .labels
-            .iter()
-            .any(|l| l.eq_ignore_ascii_case(QUEUED_LABEL))
-        {
-            continue;
-        }
         let timeline = gh.timeline(pr.number).await?;
         let (queued_at, head_moved) = label_time(&timeline);
         queued.push(QueuedPr {
