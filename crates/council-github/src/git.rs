@@ -16,6 +16,9 @@ use serde_json::{Value, json};
 use super::client::{ApiError, GitHub};
 use super::rest::encode;
 
+/// The timeline as read; what it says of the queue label is the protocol's to decide.
+pub use council_protocol::queue::{Timeline, TimelineItem};
+
 /// Pages of the open pull requests into one base read at most (100 each).
 pub const MAX_PULL_PAGES: usize = 10;
 /// Pages of one issue's timeline read at most (100 items each).
@@ -124,27 +127,6 @@ pub struct BranchRule {
     pub kind: String,
     pub ruleset_id: Option<u64>,
     pub ruleset_source: Option<String>,
-}
-
-/// One item of an issue's timeline, as much as the queue reads: labels added and
-/// removed, pushes to a pull request's head.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TimelineItem {
-    /// `labeled`, `unlabeled`, `committed`, `head_ref_force_pushed`, …
-    pub event: String,
-    /// The label's name (`labeled`, `unlabeled`).
-    pub label: Option<String>,
-    /// When it happened: `created_at`, or a `committed` item's committer date.
-    pub at: Option<String>,
-}
-
-/// An issue's timeline as read: its newest items, oldest first (at most
-/// [`MAX_TIMELINE_PAGES`] pages: anyone who may comment adds to it), and whether that is
-/// all of it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Timeline {
-    pub items: Vec<TimelineItem>,
-    pub complete: bool,
 }
 
 impl GitHub {

@@ -17,7 +17,6 @@ mod ledgers;
 pub mod view;
 
 pub use bases::bases_of;
-pub(crate) use facts::{label_time, retargeted_since_label};
 
 use super::clients::Clients;
 use crate::env::RunEnv;

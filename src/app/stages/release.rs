@@ -230,8 +230,8 @@ async fn open(
     // One read of the issue timeline, only then (the queue's own runs read it anyway).
     if !input.for_queue && in_line_already(&stage, &result) {
         let timeline = gh.timeline(live.number).await?;
-        let (_, moved) = crate::app::queue::label_time(&timeline);
-        let moved = moved || crate::app::queue::retargeted_since_label(&timeline);
+        let (_, moved) = council_protocol::queue::label_time(&timeline);
+        let moved = moved || council_protocol::queue::retargeted_since_label(&timeline);
         if let (true, Some(open)) = (moved, stage.facts.open.as_mut()) {
             open.queued_before_a_move = true;
             result = decide(&stage);

@@ -8,7 +8,8 @@
 //! 1. **Read the facts** ([`QueueFacts`]) for one base: its head (and whether its
 //!    protection requires linear history), the release token's login, the open pull
 //!    requests into it labelled `council:queued` with the time the label was last added
-//!    and whether the head moved since (the issue timeline), the queue branch
+//!    and whether the head moved since (the issue timeline: [`label_time`],
+//!    [`retargeted_since_label`]), the queue branch
 //!    `<prefix><base>` if it exists: the first-parent walk from its head
 //!    ([`next_in_chain`] says which commit to read next, at most 16; [`QueueBranch::from_commits`]
 //!    makes the chain) and the checks on its head (a [`crate::gates::release::Pipeline`],
@@ -62,6 +63,7 @@ mod order;
 mod plan;
 mod record;
 mod render;
+mod timeline;
 
 pub use build::{Build, BuildReason, BuildStep, Builder, Built, StepResult};
 pub use facts::{
@@ -72,6 +74,7 @@ pub use land::{Landed, Landing, NotLanded, Refusal};
 pub use order::{compare, line};
 pub use plan::{Action, QueuePlan, outcome, plan};
 pub use record::{Member, QueueOutputs, QueueRecord, QueueStatus, SetupError};
+pub use timeline::{Timeline, TimelineItem, label_time, retargeted_since_label};
 
 #[cfg(test)]
 mod tests;
