@@ -264,6 +264,48 @@ async fn hostile_link_chains_are_not_followed_without_end_or_off_the_host() {
     );
 }
 
+/// A timeline is read from its newest end: the first page's `last` relation is followed
+/// as well as `next`, so either one pointing at another host is refused, like any `Link`,
+/// and the token never goes there.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_timeline_read_from_its_newest_end_follows_no_link_off_the_host() {
+    let elsewhere = MockServer::start().await;
+    let steal = |page: u32| format!("{}/steal?page={page}", elsewhere.uri());
+    let own = format!("/repos/{REPO}/issues/2/timeline?per_page=100&page=2");
+    for (name, links) in [
+        (
+            "last off host",
+            format!("<{own}>; rel=\"next\", <{}>; rel=\"last\"", steal(50)),
+        ),
+        (
+            "next off host",
+            format!("<{}>; rel=\"next\", <{}>; rel=\"last\"", steal(2), steal(2)),
+        ),
+    ] {
+        let api = MockServer::start().await;
+        Mock::given(method("GET"))
+            .and(path(format!("/repos/{REPO}/issues/2/timeline")))
+            .respond_with(
+                ResponseTemplate::new(200)
+                    .set_body_json(json!([]))
+                    .insert_header("link", links.as_str()),
+            )
+            .mount(&api)
+            .await;
+        let gh = client(&api.uri());
+        let err = gh.timeline(2).await.unwrap_err().to_string();
+        assert!(
+            err.contains("points away from the API's host"),
+            "{name}: {err}"
+        );
+        assert_eq!(api.received_requests().await.unwrap().len(), 1, "{name}");
+    }
+    assert!(
+        elsewhere.received_requests().await.unwrap().is_empty(),
+        "the token never went to another host"
+    );
+}
+
 fn client(api: &str) -> GitHub {
     let config = GitHubConfig {
         api_url: api.to_string(),

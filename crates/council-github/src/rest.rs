@@ -154,11 +154,7 @@ impl GitHub {
         let page = reply.json(what)?;
         let next = link(&reply.headers, "next");
         if let Some(next) = &next {
-            if !next.starts_with('/') && !self.is_own_origin(next) {
-                return Err(hostile(
-                    "the `Link` header points away from the API's host; not followed",
-                ));
-            }
+            self.followable(what, next)?;
             if seen.contains(self.path_of(next)) {
                 return Err(hostile(
                     "the `Link` header leads back to a page already read",
@@ -189,11 +185,7 @@ impl GitHub {
             let Some(next) = link(&reply.headers, "next") else {
                 return Ok((pages, false));
             };
-            if !next.starts_with('/') && !self.is_own_origin(&next) {
-                return Err(hostile(
-                    "the `Link` header points away from the API's host; not followed",
-                ));
-            }
+            self.followable(what, &next)?;
             if seen.contains(self.path_of(&next)) {
                 return Err(hostile(
                     "the `Link` header leads back to a page already read",
@@ -217,10 +209,6 @@ impl GitHub {
         url: String,
         max_pages: usize,
     ) -> Result<(Vec<P>, bool), ApiError> {
-        let hostile = |message: &str| ApiError::Decode {
-            what: what.to_string(),
-            message: message.to_string(),
-        };
         let reply = self.get(what, &url, None).await?;
         let first: P = reply.json(what)?;
         let Some(next) = link(&reply.headers, "next") else {
@@ -229,11 +217,7 @@ impl GitHub {
         let last = link(&reply.headers, "last");
         let pages = last.as_deref().and_then(page_number).unwrap_or(0);
         if pages <= max_pages {
-            if !next.starts_with('/') && !self.is_own_origin(&next) {
-                return Err(hostile(
-                    "the `Link` header points away from the API's host; not followed",
-                ));
-            }
+            self.followable(what, &next)?;
             let (rest, more) = self
                 .get_pages_upto(what, next, max_pages.saturating_sub(1).max(1))
                 .await?;
@@ -242,14 +226,22 @@ impl GitHub {
             return Ok((all, !more));
         }
         let last = last.unwrap_or_default();
-        if !last.starts_with('/') && !self.is_own_origin(&last) {
-            return Err(hostile(
-                "the `Link` header points away from the API's host; not followed",
-            ));
-        }
+        self.followable(what, &last)?;
         let from = with_page(&last, pages + 1 - max_pages);
         let (newest, _) = self.get_pages_upto(what, from, max_pages).await?;
         Ok((newest, false))
+    }
+
+    /// Whether a URL a `Link` header gave may be followed: only on the API's own origin
+    /// (the token would go with it), else an error.
+    fn followable(&self, what: &str, url: &str) -> Result<(), ApiError> {
+        if url.starts_with('/') || self.is_own_origin(url) {
+            return Ok(());
+        }
+        Err(ApiError::Decode {
+            what: what.to_string(),
+            message: "the `Link` header points away from the API's host; not followed".to_string(),
+        })
     }
 
     /// An issue's number, title and label names (one request).
@@ -440,7 +432,6 @@ fn file_text(body: &str) -> String {
     }
 }
 
-/// The URL of one relation in a `Link` header.
 /// The `page` a paged URL asks for.
 fn page_number(url: &str) -> Option<usize> {
     let query = url.split_once('?')?.1;
@@ -462,6 +453,7 @@ fn with_page(url: &str, page: usize) -> String {
     format!("{path}?{}", out.finish())
 }
 
+/// The URL of one relation in a `Link` header.
 pub fn link(headers: &http::HeaderMap, rel: &str) -> Option<String> {
     let value = headers.get(http::header::LINK)?.to_str().ok()?;
     value.split(',').find_map(|part| {
