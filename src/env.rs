@@ -144,12 +144,6 @@ pub struct RunEnv {
 }
 
 impl RunEnv {
-    /// The environment of this process.
-    pub fn from_process() -> Result<RunEnv> {
-        let cwd = std::env::current_dir().unwrap_or_else(|_| ".".into());
-        RunEnv::resolve(Vars::from_process(), cwd)
-    }
-
     pub fn resolve(vars: Vars, cwd: PathBuf) -> Result<RunEnv> {
         let api_url = vars
             .get("GITHUB_API_URL")

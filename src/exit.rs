@@ -91,10 +91,9 @@ pub fn refused(runner: &Runner, args: &[OsString], e: clap::Error) -> i32 {
         return failed(runner, &Error::Usage(usage_message(&e)));
     }
     if !help && let Some(hint) = crate::cli::flag_order::hint(args) {
-        runner.eprintln(&format!(
-            "error: {}",
-            council_protocol::redact::shown(&hint)
-        ));
+        // Outside Actions (above): the terminal's error line, redacted and with controls
+        // shown, as every other error's.
+        runner.error("council", &hint);
         return 2;
     }
     let text = e.render().to_string();

@@ -576,7 +576,9 @@ pub(crate) fn passed_over(passed: &[PassedOver]) -> String {
     )
 }
 
-fn found_in(comment: &Comment) -> Found {
+/// A ledger comment as [`adopt`] weighs it: named by its URL (its id when GitHub gave
+/// none), its body parsed.
+pub(crate) fn found_in(comment: &Comment) -> Found {
     Found {
         source: if comment.html_url.is_empty() {
             format!("comment {}", comment.id)

@@ -24,17 +24,21 @@ pub async fn load(
         let gh = gh.ok_or_else(|| {
             crate::exit::no_token("the policy is read from the base branch through the API")
         })?;
-        let file = format!("{}@{base_ref}", policy.path);
-        return match gh.get_file(&policy.path, Some(base_ref)).await? {
-            Some(text) => Policy::parse(&text, &file),
-            None => {
-                let mut default = Policy::default_policy();
-                default.source = format!("default policy (no {} on {base_ref})", policy.path);
-                Ok(default)
-            }
-        };
+        return at_branch(gh, &policy.path, base_ref).await;
     }
     local(env, policy)
+}
+
+/// `path` as `branch` holds it, through the API; the default policy when it has none.
+pub(crate) async fn at_branch(gh: &GitHub, path: &str, branch: &str) -> Result<Policy> {
+    match gh.get_file(path, Some(branch)).await? {
+        Some(text) => Policy::parse(&text, &format!("{path}@{branch}")),
+        None => {
+            let mut default = Policy::default_policy();
+            default.source = format!("default policy (no {path} on {branch})");
+            Ok(default)
+        }
+    }
 }
 
 /// The CLI's policy: `--policy FILE`, else `.github/council.yml` of the working

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::app::ledger::{TakenArtifact, newest_adopted_artifact, passed_over};
+use crate::app::ledger::{TakenArtifact, found_in, newest_adopted_artifact, passed_over};
 use crate::app::marked_comment::{self, FindError};
 use crate::app::{client, repository};
 use crate::env::RunEnv;
@@ -13,10 +13,10 @@ use crate::request::Access;
 use crate::secret::Secret;
 use council_github::ApiError;
 use council_github::artifact::{DownloadOptions, Provenance};
-use council_protocol::audit::adopt::{Adopted, Found, Subject, adopt};
+use council_protocol::audit::adopt::{Adopted, Subject, adopt};
 use council_protocol::audit::context::context_id;
 use council_protocol::audit::derive::derive;
-use council_protocol::audit::stored::{self, MARKER};
+use council_protocol::audit::stored::MARKER;
 use council_protocol::error::{Error, Result};
 
 /// Whether the pull request's Context Object verifies, with where it came from.
@@ -173,13 +173,7 @@ pub async fn read(
         .first()
         .map(|c| c.html_url.clone())
         .unwrap_or_default();
-    let found = comments
-        .iter()
-        .map(|c| Found {
-            source: c.html_url.clone(),
-            parsed: stored::parse(c.body()),
-        })
-        .collect();
+    let found = comments.iter().map(found_in).collect();
     let id = context_id(pr);
     let full = repo.full();
     let subject = Subject {

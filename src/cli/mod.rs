@@ -50,14 +50,7 @@ pub struct Cli {
 }
 
 impl Cli {
-    /// Parses the process arguments. Help and version end the process (exit 0); a command
-    /// line clap refuses is a usage error, told where a misplaced flag goes.
-    pub fn parse_args() -> Result<Cli, clap::Error> {
-        let args: Vec<OsString> = std::env::args_os().collect();
-        Cli::parse_with(&args, &|name| std::env::var(name).ok())
-    }
-
-    /// [`Cli::parse_args`] over given arguments, with no `INPUT_*` variable (tests).
+    /// [`Cli::parse_with`] with no `INPUT_*` variable (tests).
     pub fn parse_from_iter<I, T>(args: I) -> Result<Cli, clap::Error>
     where
         I: IntoIterator<Item = T>,

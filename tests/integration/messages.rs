@@ -30,7 +30,7 @@ fn one_error(run: &Run) -> &str {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_bad_input_is_named_as_what_it_is_with_the_fix() {
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 8] = [
         (
             &[
                 "guard",
@@ -82,6 +82,12 @@ async fn a_bad_input_is_named_as_what_it_is_with_the_fix() {
         (
             &["--json", "state", "get", "--issue", "1"],
             "error: move `--json` after `state get`: council state get --json --issue 1",
+        ),
+        (
+            // A word the hint repeats cannot drive the terminal.
+            &["--dry-run", "guard", "--event", "a\u{1b}[2J.json"],
+            "error: move `--dry-run` after `guard`: council guard --dry-run --event \
+             'a<U+001B>[2J.json'",
         ),
     ];
     for (args, says) in cases {

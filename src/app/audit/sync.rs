@@ -22,7 +22,7 @@ use council_github::{ApiError, Comment, GitHub};
 use council_protocol::agent_state::TrustConfig;
 use council_protocol::audit::adopt::{Found, Subject, adopt};
 use council_protocol::audit::context::context_id;
-use council_protocol::audit::stored::{self, MARKER};
+use council_protocol::audit::stored::MARKER;
 use council_protocol::context_report::{comment::last_block, parse_report};
 use council_protocol::error::{Error, Outcome, Result};
 use council_store::{Attribution, Imported, Offer, PrFacts, ReportRow, Store, Verification, unix};
@@ -30,7 +30,7 @@ use serde_json::json;
 
 use super::progress::Progress;
 use super::{open_default, store_error};
-use crate::app::ledger::{TakenArtifact, newest_adopted_artifact};
+use crate::app::ledger::{TakenArtifact, found_in, newest_adopted_artifact};
 use crate::app::{client, now, repository};
 use crate::env::RunEnv;
 use crate::request::{Access, AuditRequest};
@@ -232,14 +232,7 @@ impl Sync<'_> {
         };
         let mut imports = Vec::new();
         for comment in &ours {
-            let found = Found {
-                source: if comment.html_url.is_empty() {
-                    format!("comment {}", comment.id)
-                } else {
-                    comment.html_url.clone()
-                },
-                parsed: stored::parse(comment.body()),
-            };
+            let found = found_in(comment);
             imports.push(
                 self.store(
                     store,

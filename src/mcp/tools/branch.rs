@@ -8,7 +8,7 @@ use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::app::policy_source::read_local;
+use crate::app::policy_source::{at_branch, read_local};
 use crate::mcp::ToolContext;
 use council_protocol::actors::{Evidence, Preflight, preflight};
 use council_protocol::error::{Error, Result};
@@ -108,13 +108,5 @@ async fn policy(ctx: &ToolContext, given: Option<&str>, target: &str) -> Result<
         return read_local(&ctx.env.workspace, &ctx.req.policy.path, true);
     }
     let gh = ctx.client("check_branch reads the policy at the target branch")?;
-    let path = &ctx.req.policy.path;
-    match gh.get_file(path, Some(target)).await? {
-        Some(text) => Policy::parse(&text, &format!("{path}@{target}")),
-        None => {
-            let mut policy = Policy::default_policy();
-            policy.source = format!("default policy (no {path} on {target})");
-            Ok(policy)
-        }
-    }
+    at_branch(&gh, &ctx.req.policy.path, target).await
 }

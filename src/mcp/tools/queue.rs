@@ -7,7 +7,7 @@ use rmcp::schemars::{self, JsonSchema};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::app::policy_source::read_local;
+use crate::app::policy_source::{at_branch, read_local};
 use crate::app::queue::view;
 use crate::mcp::ToolContext;
 use council_github::GitHub;
@@ -73,13 +73,5 @@ async fn policy_at(ctx: &ToolContext, gh: &GitHub, base: &str) -> Result<Policy>
     if ctx.req.policy.explicit {
         return read_local(&ctx.env.workspace, &ctx.req.policy.path, true);
     }
-    let path = &ctx.req.policy.path;
-    match gh.get_file(path, Some(base)).await? {
-        Some(text) => Policy::parse(&text, &format!("{path}@{base}")),
-        None => {
-            let mut policy = Policy::default_policy();
-            policy.source = format!("default policy (no {path} on {base})");
-            Ok(policy)
-        }
-    }
+    at_branch(gh, &ctx.req.policy.path, base).await
 }
