@@ -18,7 +18,7 @@ use council_protocol::error::{Error, Outcome, Result};
 use council_protocol::event::{Event, PullRequest};
 use council_protocol::gates::Verdict;
 use council_protocol::policy::Policy;
-use council_protocol::policy::queue::QUEUED_LABEL;
+use council_protocol::policy::queue::is_queued_label;
 use council_protocol::queue::QueueOutputs;
 use council_protocol::render::text::Message;
 use council_protocol::stage::{Outputs, Stage, StageResult, release};
@@ -302,6 +302,6 @@ fn starts_queue(
             .payload
             .pointer("/label/name")
             .and_then(serde_json::Value::as_str)
-            .is_some_and(|l| l.eq_ignore_ascii_case(QUEUED_LABEL));
+            .is_some_and(is_queued_label);
     release::queued(release) || (label_added && passed)
 }

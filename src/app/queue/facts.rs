@@ -19,7 +19,7 @@ use council_protocol::error::{Error, Result};
 use council_protocol::event::PullRequest;
 use council_protocol::gates::release::{CheckFact, CheckKind, CheckState, Pipeline};
 use council_protocol::policy::Policy;
-use council_protocol::policy::queue::{MAX_BATCH, QUEUED_LABEL};
+use council_protocol::policy::queue::{MAX_BATCH, QUEUED_LABEL, has_queued_label};
 use council_protocol::queue::{
     BaseFacts, CommitFact, PrState, QueueBranch, QueueFacts, QueuedPr, label_time, next_in_chain,
     retargeted_since_label,
@@ -105,10 +105,7 @@ pub async fn read(r: &Reader<'_>, base: &str, policy: &Policy) -> Result<Read> {
     // it): they leave the queue, with a note (one page, the most recently closed).
     for value in gh.recently_closed_into(base).await? {
         let pr = PullRequest::from_api(&value, "GET /pulls?state=closed")?;
-        let labelled = pr
-            .labels
-            .iter()
-            .any(|l| l.eq_ignore_ascii_case(QUEUED_LABEL));
+        let labelled = has_queued_label(&pr.labels);
         if !labelled || state_of(&value, &pr) != PrState::Closed || pulls.contains_key(&pr.number) {
             continue;
         }

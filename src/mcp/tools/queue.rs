@@ -13,7 +13,7 @@ use crate::mcp::ToolContext;
 use council_github::GitHub;
 use council_protocol::error::{Error, Result};
 use council_protocol::policy::Policy;
-use council_protocol::policy::queue::QUEUED_LABEL;
+use council_protocol::policy::queue::has_queued_label;
 
 /// `queue_status`'s arguments.
 #[derive(Deserialize)]
@@ -50,11 +50,7 @@ pub async fn place(ctx: &ToolContext, pr: u64) -> Value {
     let Ok(pull) = gh.pull_request(pr).await else {
         return Value::Null;
     };
-    if !pull
-        .labels
-        .iter()
-        .any(|l| l.eq_ignore_ascii_case(QUEUED_LABEL))
-    {
+    if !has_queued_label(&pull.labels) {
         return Value::Null;
     }
     let base = pull.base_ref;

@@ -14,6 +14,16 @@ use super::sections::Release;
 /// The label that is a pull request's place in line (SPEC "Merge queue").
 pub const QUEUED_LABEL: &str = "council:queued";
 
+/// Whether `name` is the queue's label (GitHub compares label names without case).
+pub fn is_queued_label(name: &str) -> bool {
+    name.eq_ignore_ascii_case(QUEUED_LABEL)
+}
+
+/// Whether a pull request with `labels` carries the queue's label.
+pub fn has_queued_label(labels: &[String]) -> bool {
+    labels.iter().any(|l| is_queued_label(l))
+}
+
 /// Pull requests tested together at most. A batch of 16 is 16 merges written in one run
 /// (well inside GitHub's 80 content writes a minute) and 17 commits read back; bisecting a
 /// red one takes at most 4 more queue commits (8, 4, 2, 1) to find the PR that broke it.

@@ -8,7 +8,7 @@ use super::message::{self, MergeNote};
 use crate::gates::GateOutcome;
 use crate::gates::release::Pipeline;
 use crate::policy::Queue;
-use crate::policy::queue::{MAX_BATCH, QUEUED_LABEL};
+use crate::policy::queue::{MAX_BATCH, has_queued_label};
 use crate::render::text::Message;
 
 /// Everything a queue run decides from, read at the start of the run.
@@ -74,9 +74,7 @@ pub struct QueuedPr {
 
 impl QueuedPr {
     pub fn has_queue_label(&self) -> bool {
-        self.labels
-            .iter()
-            .any(|l| l.eq_ignore_ascii_case(QUEUED_LABEL))
+        has_queued_label(&self.labels)
     }
 }
 

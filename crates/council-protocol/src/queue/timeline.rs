@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::policy::queue::QUEUED_LABEL;
+use crate::policy::queue::is_queued_label;
 
 /// One item of an issue's timeline, as much as the queue reads: labels added and
 /// removed, pushes to a pull request's head.
@@ -56,12 +56,9 @@ pub fn retargeted_since_label(timeline: &Timeline) -> bool {
 /// clock, so they do not count).
 fn since_label(timeline: &Timeline) -> Option<(Option<DateTime<Utc>>, &[TimelineItem])> {
     let items = &timeline.items;
-    let last = items.iter().rposition(|i| {
-        i.event == "labeled"
-            && i.label
-                .as_deref()
-                .is_some_and(|l| l.eq_ignore_ascii_case(QUEUED_LABEL))
-    });
+    let last = items
+        .iter()
+        .rposition(|i| i.event == "labeled" && i.label.as_deref().is_some_and(is_queued_label));
     match last {
         Some(last) => Some((time(items[last].at.as_deref()), &items[last + 1..])),
         None if timeline.complete => None,
@@ -85,6 +82,7 @@ fn time(text: Option<&str>) -> Option<DateTime<Utc>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::policy::queue::QUEUED_LABEL;
 
     fn item(event: &str, label: Option<&str>, at: &str) -> TimelineItem {
         TimelineItem {

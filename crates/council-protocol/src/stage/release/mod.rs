@@ -135,7 +135,7 @@ fn enqueue(
     notes: &mut Vec<Message>,
 ) {
     let label = crate::policy::queue::QUEUED_LABEL;
-    let labelled = open.labels.iter().any(|l| l.eq_ignore_ascii_case(label));
+    let labelled = crate::policy::queue::has_queued_label(&open.labels);
     if labelled && !open.queued_before_a_move {
         notes.push(
             Message::new()
@@ -175,14 +175,13 @@ fn enqueue(
 /// put there for an older head (the app then reads the issue timeline to tell, and
 /// decides again with [`OpenFacts::queued_before_a_move`]).
 pub fn in_line_already(input: &ReleaseStage, result: &StageResult) -> bool {
-    let label = crate::policy::queue::QUEUED_LABEL;
     let Some(open) = &input.facts.open else {
         return false;
     };
     input.facts.queue
         && input.review.is_some()
         && !open.queued_before_a_move
-        && open.labels.iter().any(|l| l.eq_ignore_ascii_case(label))
+        && crate::policy::queue::has_queued_label(&open.labels)
         && !result.gates.is_empty()
         && result.gates.iter().all(|g| g.verdict == Verdict::Pass)
 }
