@@ -145,27 +145,33 @@ impl GitHub {
         url: &str,
         seen: &mut std::collections::HashSet<String>,
     ) -> Result<(P, Option<String>), ApiError> {
-        let hostile = |message: &str| ApiError::Decode {
-            what: what.to_string(),
-            message: message.to_string(),
-        };
         seen.insert(self.path_of(url).to_string());
         let reply = self.get(what, url, None).await?;
         let page = reply.json(what)?;
         let next = link(&reply.headers, "next");
         if let Some(next) = &next {
-            if !next.starts_with('/') && !self.is_own_origin(next) {
-                return Err(hostile(
-                    "the `Link` header points away from the API's host; not followed",
-                ));
-            }
+            self.followable(what, next)?;
             if seen.contains(self.path_of(next)) {
-                return Err(hostile(
-                    "the `Link` header leads back to a page already read",
-                ));
+                return Err(ApiError::Decode {
+                    what: what.to_string(),
+                    message: "the `Link` header leads back to a page already read".to_string(),
+                });
             }
         }
         Ok((page, next))
+    }
+
+    /// A `Link` URL this client may follow: a path, or on the API's own origin (the
+    /// token goes wherever it points).
+    fn followable(&self, what: &str, url: &str) -> Result<(), ApiError> {
+        match url.starts_with('/') || self.is_own_origin(url) {
+            true => Ok(()),
+            false => Err(ApiError::Decode {
+                what: what.to_string(),
+                message: "the `Link` header points away from the API's host; not followed"
+                    .to_string(),
+            }),
+        }
     }
 
     /// The first `max_pages` pages from `url`, and whether the server offered more (for
@@ -176,29 +182,14 @@ impl GitHub {
         mut url: String,
         max_pages: usize,
     ) -> Result<(Vec<P>, bool), ApiError> {
-        let hostile = |message: &str| ApiError::Decode {
-            what: what.to_string(),
-            message: message.to_string(),
-        };
         let mut pages = Vec::new();
         let mut seen = std::collections::HashSet::new();
         loop {
-            seen.insert(self.path_of(&url).to_string());
-            let reply = self.get(what, &url, None).await?;
-            pages.push(reply.json(what)?);
-            let Some(next) = link(&reply.headers, "next") else {
+            let (page, next) = self.get_page(what, &url, &mut seen).await?;
+            pages.push(page);
+            let Some(next) = next else {
                 return Ok((pages, false));
             };
-            if !next.starts_with('/') && !self.is_own_origin(&next) {
-                return Err(hostile(
-                    "the `Link` header points away from the API's host; not followed",
-                ));
-            }
-            if seen.contains(self.path_of(&next)) {
-                return Err(hostile(
-                    "the `Link` header leads back to a page already read",
-                ));
-            }
             if pages.len() >= max_pages {
                 return Ok((pages, true));
             }
@@ -217,10 +208,6 @@ impl GitHub {
         url: String,
         max_pages: usize,
     ) -> Result<(Vec<P>, bool), ApiError> {
-        let hostile = |message: &str| ApiError::Decode {
-            what: what.to_string(),
-            message: message.to_string(),
-        };
         let reply = self.get(what, &url, None).await?;
         let first: P = reply.json(what)?;
         let Some(next) = link(&reply.headers, "next") else {
@@ -229,11 +216,7 @@ impl GitHub {
         let last = link(&reply.headers, "last");
         let pages = last.as_deref().and_then(page_number).unwrap_or(0);
         if pages <= max_pages {
-            if !next.starts_with('/') && !self.is_own_origin(&next) {
-                return Err(hostile(
-                    "the `Link` header points away from the API's host; not followed",
-                ));
-            }
+            self.followable(what, &next)?;
             let (rest, more) = self
                 .get_pages_upto(what, next, max_pages.saturating_sub(1).max(1))
                 .await?;
@@ -242,11 +225,7 @@ impl GitHub {
             return Ok((all, !more));
         }
         let last = last.unwrap_or_default();
-        if !last.starts_with('/') && !self.is_own_origin(&last) {
-            return Err(hostile(
-                "the `Link` header points away from the API's host; not followed",
-            ));
-        }
+        self.followable(what, &last)?;
         let from = with_page(&last, pages + 1 - max_pages);
         let (newest, _) = self.get_pages_upto(what, from, max_pages).await?;
         Ok((newest, false))
@@ -440,7 +419,6 @@ fn file_text(body: &str) -> String {
     }
 }
 
-/// The URL of one relation in a `Link` header.
 /// The `page` a paged URL asks for.
 fn page_number(url: &str) -> Option<usize> {
     let query = url.split_once('?')?.1;
@@ -462,6 +440,7 @@ fn with_page(url: &str, page: usize) -> String {
     format!("{path}?{}", out.finish())
 }
 
+/// The URL of one relation in a `Link` header.
 pub fn link(headers: &http::HeaderMap, rel: &str) -> Option<String> {
     let value = headers.get(http::header::LINK)?.to_str().ok()?;
     value.split(',').find_map(|part| {
