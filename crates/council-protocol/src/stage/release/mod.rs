@@ -14,6 +14,7 @@ pub mod merged;
 use super::Stage;
 use super::effect::{Effect, EffectReport, EffectResult, Merge, Revert};
 use super::result::{StageResult, Status};
+use crate::actors::same_label;
 use crate::audit::ReleaseStatus;
 use crate::event::PullRequest;
 use crate::gates::guard::{self, GuardInput};
@@ -135,7 +136,7 @@ fn enqueue(
     notes: &mut Vec<Message>,
 ) {
     let label = crate::policy::queue::QUEUED_LABEL;
-    let labelled = open.labels.iter().any(|l| l.eq_ignore_ascii_case(label));
+    let labelled = open.labels.iter().any(|l| same_label(l, label));
     if labelled && !open.queued_before_a_move {
         notes.push(
             Message::new()
@@ -182,7 +183,7 @@ pub fn in_line_already(input: &ReleaseStage, result: &StageResult) -> bool {
     input.facts.queue
         && input.review.is_some()
         && !open.queued_before_a_move
-        && open.labels.iter().any(|l| l.eq_ignore_ascii_case(label))
+        && open.labels.iter().any(|l| same_label(l, label))
         && !result.gates.is_empty()
         && result.gates.iter().all(|g| g.verdict == Verdict::Pass)
 }
