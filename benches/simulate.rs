@@ -29,6 +29,7 @@ use council_protocol::audit::timeline::{Record, RunInfo, new_entry};
 use council_protocol::event::PullRequest;
 use council_protocol::gates::Verdict;
 use council_protocol::gates::guard::evaluate_branch;
+use council_protocol::gates::json::v1::GateVerdict;
 use council_protocol::policy::Policy;
 use council_store::query::Filter;
 use council_store::{DatabaseUrl, Offer, Store};
@@ -214,7 +215,7 @@ async fn simulate(store: &mut Store, policy: &Policy) -> usize {
         if r.changes() {
             // What the command prints for it: the gates' and the class's messages.
             for gate in &r.gates {
-                black_box(gate.now.json());
+                black_box(GateVerdict::from(&gate.now));
             }
             if let Some(class) = &r.class {
                 black_box(class.now.message().plain());

@@ -447,7 +447,7 @@ fn has_label(pull: &Value, label: &str) -> bool {
         .into_iter()
         .flatten()
         .filter_map(|l| l.get("name").and_then(Value::as_str))
-        .any(|l| l.eq_ignore_ascii_case(label))
+        .any(|l| council_protocol::actors::same_label(l, label))
 }
 
 fn timeline_item(v: Value) -> TimelineItem {

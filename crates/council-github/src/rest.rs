@@ -145,10 +145,6 @@ impl GitHub {
         url: &str,
         seen: &mut std::collections::HashSet<String>,
     ) -> Result<(P, Option<String>), ApiError> {
-        let hostile = |message: &str| ApiError::Decode {
-            what: what.to_string(),
-            message: message.to_string(),
-        };
         seen.insert(self.path_of(url).to_string());
         let reply = self.get(what, url, None).await?;
         let page = reply.json(what)?;
@@ -156,12 +152,26 @@ impl GitHub {
         if let Some(next) = &next {
             self.followable(what, next)?;
             if seen.contains(self.path_of(next)) {
-                return Err(hostile(
-                    "the `Link` header leads back to a page already read",
-                ));
+                return Err(ApiError::Decode {
+                    what: what.to_string(),
+                    message: "the `Link` header leads back to a page already read".to_string(),
+                });
             }
         }
         Ok((page, next))
+    }
+
+    /// A `Link` URL this client may follow: a path, or on the API's own origin (the
+    /// token goes wherever it points).
+    fn followable(&self, what: &str, url: &str) -> Result<(), ApiError> {
+        match url.starts_with('/') || self.is_own_origin(url) {
+            true => Ok(()),
+            false => Err(ApiError::Decode {
+                what: what.to_string(),
+                message: "the `Link` header points away from the API's host; not followed"
+                    .to_string(),
+            }),
+        }
     }
 
     /// The first `max_pages` pages from `url`, and whether the server offered more (for
@@ -172,25 +182,14 @@ impl GitHub {
         mut url: String,
         max_pages: usize,
     ) -> Result<(Vec<P>, bool), ApiError> {
-        let hostile = |message: &str| ApiError::Decode {
-            what: what.to_string(),
-            message: message.to_string(),
-        };
         let mut pages = Vec::new();
         let mut seen = std::collections::HashSet::new();
         loop {
-            seen.insert(self.path_of(&url).to_string());
-            let reply = self.get(what, &url, None).await?;
-            pages.push(reply.json(what)?);
-            let Some(next) = link(&reply.headers, "next") else {
+            let (page, next) = self.get_page(what, &url, &mut seen).await?;
+            pages.push(page);
+            let Some(next) = next else {
                 return Ok((pages, false));
             };
-            self.followable(what, &next)?;
-            if seen.contains(self.path_of(&next)) {
-                return Err(hostile(
-                    "the `Link` header leads back to a page already read",
-                ));
-            }
             if pages.len() >= max_pages {
                 return Ok((pages, true));
             }
@@ -230,18 +229,6 @@ impl GitHub {
         let from = with_page(&last, pages + 1 - max_pages);
         let (newest, _) = self.get_pages_upto(what, from, max_pages).await?;
         Ok((newest, false))
-    }
-
-    /// Whether a URL a `Link` header gave may be followed: only on the API's own origin
-    /// (the token would go with it), else an error.
-    fn followable(&self, what: &str, url: &str) -> Result<(), ApiError> {
-        if url.starts_with('/') || self.is_own_origin(url) {
-            return Ok(());
-        }
-        Err(ApiError::Decode {
-            what: what.to_string(),
-            message: "the `Link` header points away from the API's host; not followed".to_string(),
-        })
     }
 
     /// An issue's number, title and label names (one request).

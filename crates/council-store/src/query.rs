@@ -197,18 +197,18 @@ fn int(row: &Row, i: usize) -> i64 {
     row.get(i).and_then(Cell::int).unwrap_or(0)
 }
 
-fn count(row: &Row, i: usize) -> u64 {
+pub(crate) fn count(row: &Row, i: usize) -> u64 {
     int(row, i).max(0) as u64
 }
 
-fn text(row: &Row, i: usize) -> String {
+pub(crate) fn text(row: &Row, i: usize) -> String {
     row.get(i)
         .and_then(Cell::text)
         .map(crate::text::decode)
         .unwrap_or_default()
 }
 
-fn opt_text(row: &Row, i: usize) -> Option<String> {
+pub(crate) fn opt_text(row: &Row, i: usize) -> Option<String> {
     row.get(i).and_then(Cell::text).map(crate::text::decode)
 }
 

@@ -3,7 +3,7 @@
 //! request, its newest `check:actor` message beside it), in the order of the store.
 
 use crate::engine::Cell;
-use crate::query::Filter;
+use crate::query::{Filter, count, opt_text, text};
 use crate::{Store, StoreError};
 
 /// One pull request as the store recorded it.
@@ -61,27 +61,21 @@ impl Store {
         Ok(rows
             .into_iter()
             .map(|row| {
-                let text = |i: usize| {
-                    row.get(i)
-                        .and_then(Cell::text)
-                        .map(crate::text::decode)
-                        .unwrap_or_default()
-                };
                 let gates: GuardGates = row
                     .get(6)
                     .and_then(Cell::text)
                     .and_then(|g| serde_json::from_str(g).ok())
                     .unwrap_or_default();
                 RecordedPullRow {
-                    repository: text(0),
-                    number: row.get(1).and_then(Cell::int).unwrap_or(0).max(0) as u64,
-                    head: text(2),
-                    base: text(3),
-                    author: text(4),
-                    attribution: text(5),
+                    repository: text(&row, 0),
+                    number: count(&row, 1),
+                    head: text(&row, 2),
+                    base: text(&row, 3),
+                    author: text(&row, 4),
+                    attribution: text(&row, 5),
                     naming_convention: gates.naming_convention,
                     target_policy: gates.target_policy,
-                    actor: row.get(7).and_then(Cell::text).map(crate::text::decode),
+                    actor: opt_text(&row, 7),
                 }
             })
             .collect())

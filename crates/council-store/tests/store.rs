@@ -24,6 +24,17 @@ async fn stores() -> Vec<(TestDb, Store)> {
     out
 }
 
+/// Pull request `pr` of `repo` by `author`: one guard run, passed.
+fn guarded(repo: &str, pr: u64, author: &str) -> council_protocol::audit::stored::Stored {
+    object(
+        repo,
+        pr,
+        author,
+        &guard(1, "2026-03-02T10:00:00Z", true),
+        None,
+    )
+}
+
 fn offer<'a>(stored: &'a council_protocol::audit::stored::Stored, source: &'a str) -> Offer<'a> {
     Offer::new(stored, source, NOW)
 }
@@ -31,13 +42,7 @@ fn offer<'a>(stored: &'a council_protocol::audit::stored::Stored, source: &'a st
 #[tokio::test]
 async fn an_object_is_stored_once_and_a_longer_copy_adds_only_its_new_entries() {
     for (_db, mut store) in stores().await {
-        let first = object(
-            REPO,
-            7,
-            "agent-1",
-            &guard(1, "2026-03-02T10:00:00Z", true),
-            None,
-        );
+        let first = guarded(REPO, 7, "agent-1");
         let imported = store.import(&offer(&first, "comment 1")).await.unwrap();
         assert_eq!((imported.added, imported.known), (2, 0));
         assert_eq!(imported.verification, Verification::Verified);
@@ -101,13 +106,7 @@ async fn a_conflicting_object_is_recorded_as_a_failure_and_never_merged() {
         );
         store.import(&offer(&original, "comment")).await.unwrap();
         // Someone rewrote the verdict and re-sealed the whole chain without a key.
-        let rewritten = object(
-            REPO,
-            9,
-            "agent-1",
-            &guard(1, "2026-03-02T10:00:00Z", true),
-            None,
-        );
+        let rewritten = guarded(REPO, 9, "agent-1");
         let refused = store
             .import(&offer(&rewritten, "artifact 5"))
             .await
@@ -166,13 +165,7 @@ async fn an_object_that_does_not_verify_is_refused_with_its_evidence() {
         let failures = store.failures(&Filter::default()).await.unwrap();
         assert_eq!(failures[0].context_id, "PR-10");
         // A signed chain offered without its signatures when a key is given.
-        let unsigned = object(
-            REPO,
-            11,
-            "agent-3",
-            &guard(1, "2026-03-02T10:00:00Z", true),
-            None,
-        );
+        let unsigned = guarded(REPO, 11, "agent-3");
         let mut keyed = offer(&unsigned, "comment 4");
         keyed.key = Some(b"k");
         let refused = store.import(&keyed).await.unwrap();
@@ -183,13 +176,7 @@ async fn an_object_that_does_not_verify_is_refused_with_its_evidence() {
 #[tokio::test]
 async fn an_object_naming_another_subject_is_refused() {
     for (_db, mut store) in stores().await {
-        let mut odd = object(
-            REPO,
-            12,
-            "agent-1",
-            &guard(1, "2026-03-02T10:00:00Z", true),
-            None,
-        );
+        let mut odd = guarded(REPO, 12, "agent-1");
         odd.context.context_id = "PR-13".to_string();
         let refused = store.import(&offer(&odd, "file")).await.unwrap();
         assert!(
@@ -211,13 +198,7 @@ async fn an_object_naming_another_subject_is_refused() {
 async fn counts_past_the_stores_integers_are_refused_as_tampering() {
     use council_protocol::audit::head::Head;
     for (db, mut store) in stores().await {
-        let full = object(
-            REPO,
-            30,
-            "agent-1",
-            &guard(1, "2026-03-02T10:00:00Z", true),
-            None,
-        );
+        let full = guarded(REPO, 30, "agent-1");
         for count in [i64::MAX as u64, u64::MAX, 1_000_000_001] {
             let mut forged = tail(&full, 1);
             forged.omitted.count = count as usize;
@@ -240,13 +221,7 @@ async fn counts_past_the_stores_integers_are_refused_as_tampering() {
             );
             assert_eq!(refused.verification, Verification::Failed);
         }
-        let mut far = object(
-            REPO,
-            31,
-            "agent-1",
-            &guard(1, "2026-03-02T10:00:00Z", true),
-            None,
-        );
+        let mut far = guarded(REPO, 31, "agent-1");
         far.context.subject.id = i64::MAX as u64 + 1;
         far.context.context_id = format!("PR-{}", far.context.subject.id);
         let refused = store.import(&offer(&far, "file")).await.expect(db.engine);
@@ -465,13 +440,7 @@ async fn a_pull_request_is_attributed_to_what_a_live_read_vouches_for() {
         head_sha: Some("b".repeat(40)),
     };
     for (db, mut store) in stores().await {
-        let genuine = object(
-            REPO,
-            40,
-            "agent-1",
-            &guard(1, "2026-03-02T10:00:00Z", true),
-            None,
-        );
+        let genuine = guarded(REPO, 40, "agent-1");
         let mut forged = genuine.clone();
         forged.context.subject.author = "innocent-alice".to_string();
         forged.context.subject.source_branch = "feature/api/PBI-41-other".to_string();
@@ -558,13 +527,7 @@ async fn a_pull_request_is_attributed_to_what_a_live_read_vouches_for() {
         assert_eq!(prs[0].attribution, BY_GITHUB);
 
         // Retargeted since its last run: only a note, GitHub's target stored.
-        let other = object(
-            REPO,
-            42,
-            "agent-1",
-            &guard(1, "2026-03-02T10:00:00Z", true),
-            None,
-        );
+        let other = guarded(REPO, 42, "agent-1");
         let live = Attribution {
             author: "agent-1".to_string(),
             source_branch: other.context.subject.source_branch.clone(),
@@ -580,13 +543,7 @@ async fn a_pull_request_is_attributed_to_what_a_live_read_vouches_for() {
 
         // A header contradicting its own signed entries (they decided on another head
         // commit) is refused whole, file or sync alike.
-        let mut edited = object(
-            REPO,
-            43,
-            "agent-1",
-            &guard(1, "2026-03-02T10:00:00Z", true),
-            None,
-        );
+        let mut edited = guarded(REPO, 43, "agent-1");
         edited.context.subject.head_sha = "f".repeat(40);
         let refused = store
             .import(&offer(&edited, "PR-43.json"))
@@ -767,21 +724,9 @@ async fn recorded_pulls_hold_what_a_replay_needs() {
         }
         let three = merge(None, &ours, None).unwrap();
         store.import(&offer(&three, "file 3")).await.unwrap();
-        let four = object(
-            REPO,
-            4,
-            "alice",
-            &guard(1, "2026-03-02T10:00:00Z", true),
-            None,
-        );
+        let four = guarded(REPO, 4, "alice");
         store.import(&offer(&four, "file 4")).await.unwrap();
-        let other = object(
-            "octo/other",
-            1,
-            "bob",
-            &guard(1, "2026-03-02T10:00:00Z", true),
-            None,
-        );
+        let other = guarded("octo/other", 1, "bob");
         store.import(&offer(&other, "file other")).await.unwrap();
 
         let rows = store.recorded_pulls(&Filter::default()).await.unwrap();

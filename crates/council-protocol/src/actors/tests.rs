@@ -393,6 +393,11 @@ fn recorded<'a>(
 
 use crate::gates::Verdict;
 
+/// A verdict as every answer prints it (the gate JSON shape, version 1).
+fn verdict(outcome: &crate::gates::GateOutcome) -> serde_json::Value {
+    serde_json::to_value(crate::gates::json::v1::GateVerdict::from(outcome)).unwrap()
+}
+
 #[test]
 fn a_replay_lists_the_verdicts_that_flip_in_the_gate_json_shape() {
     let loose =
@@ -410,7 +415,7 @@ fn a_replay_lists_the_verdicts_that_flip_in_the_gate_json_shape() {
             .iter()
             .all(|c| c.recorded == Verdict::Pass && c.now.verdict == Verdict::Fail)
     );
-    insta::assert_snapshot!(serde_json::to_string_pretty(&r.gates[1].now.json()).unwrap(), @r#"
+    insta::assert_snapshot!(serde_json::to_string_pretty(&verdict(&r.gates[1].now)).unwrap(), @r#"
     {
       "gate": "target_policy",
       "action": "check:target-branch",
@@ -430,8 +435,8 @@ fn a_replay_lists_the_verdicts_that_flip_in_the_gate_json_shape() {
         &recorded("feature/anything", "main", "alice", (fail, None), None),
     );
     assert_eq!(r.gates.len(), 1);
-    assert_eq!(r.gates[0].now.json()["result"], "PASS");
-    assert_eq!(r.gates[0].now.json()["fix"], serde_json::Value::Null);
+    assert_eq!(verdict(&r.gates[0].now)["result"], "PASS");
+    assert_eq!(verdict(&r.gates[0].now)["fix"], serde_json::Value::Null);
     let same = replay(
         &loose,
         &recorded("feature/x", "main", "alice", (pass, pass), None),

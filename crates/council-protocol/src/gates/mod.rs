@@ -161,21 +161,6 @@ pub struct Fix {
 }
 
 impl GateOutcome {
-    /// The gate JSON shape every answer prints (SPEC "Outputs, dry run, notices"):
-    /// `{"gate", "action", "result", "message", "fix": null | {"advice", "commands"}}`.
-    pub fn json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "gate": self.gate,
-            "action": self.action,
-            "result": self.verdict.as_str(),
-            "message": self.message.plain(),
-            "fix": self.fix.as_ref().map(|fix| serde_json::json!({
-                "advice": fix.advice.plain(),
-                "commands": fix.commands,
-            })),
-        })
-    }
-
     /// The timeline message: the verdict's reason and, on failure, the fix in one line.
     pub fn timeline_message(&self) -> String {
         match &self.fix {

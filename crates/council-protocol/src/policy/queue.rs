@@ -16,7 +16,7 @@ pub const QUEUED_LABEL: &str = "council:queued";
 
 /// Whether `name` is the queue's label (GitHub compares label names without case).
 pub fn is_queued_label(name: &str) -> bool {
-    name.eq_ignore_ascii_case(QUEUED_LABEL)
+    crate::actors::same_label(name, QUEUED_LABEL)
 }
 
 /// Whether a pull request with `labels` carries the queue's label.

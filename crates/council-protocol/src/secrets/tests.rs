@@ -357,3 +357,51 @@ fn the_corpus_is_found_by_family_and_its_look_alikes_are_not() {
         );
     }
 }
+
+/// The stand-in rules (typed words, decoded base64, documentation JWTs, sequences) at
+/// their limits: multi-byte values are judged as ASCII ones are, and a 1 MiB token or
+/// line is read whole, without a panic.
+#[test]
+fn the_stand_in_rules_take_multi_byte_and_one_mebibyte_values() {
+    use base64::Engine;
+    use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
+    const MIB: usize = 1 << 20;
+    let jwt = |claims: &str| {
+        let header = URL_SAFE_NO_PAD.encode("{\"alg\":\"HS256\",\"typ\":\"JWT\"}");
+        let payload = URL_SAFE_NO_PAD.encode(claims);
+        format!("{header}.{payload}.q8ZrT2mVx9LpK4sWb7NcY1dF3hJ6gKa0Ue5Vo8Br2Xs")
+    };
+    // Multi-byte: a typed password with letters outside the words is one; base64 of a
+    // sentence with accents is text; a JWT is a sample by its claims, whatever script.
+    assert_eq!(
+        kinds("password = \"pässwörd1\""),
+        [SecretKind::PasswordAssignment]
+    );
+    let sentence = STANDARD.encode("voilà un été très ordinaire");
+    assert!(kinds(&format!("api_token = \"{sentence}\"")).is_empty());
+    let sample = jwt("{\"sub\":\"1234567890\",\"name\":\"John Doe\",\"nick\":\"Zoë\"}");
+    assert!(kinds(&sample).is_empty(), "{sample}");
+    let issued = jwt("{\"sub\":\"82917460\",\"name\":\"Zoë Ångström\"}");
+    assert_eq!(kinds(&issued), [SecretKind::Jwt]);
+    assert!(!value::is_uuid("3fa85f64-5717-4562-b3fc-2c963f66aé"));
+
+    // 1 MiB: one token, and one line of assignments. (The padding varies: claims
+    // that repeat one character are a stand-in's.)
+    let padding = "éλжあß".repeat(MIB / 11);
+    let sample = jwt(&format!(
+        "{{\"sub\":\"1234567890\",\"name\":\"John Doe\",\"pad\":\"{padding}\"}}"
+    ));
+    assert!(sample.len() > MIB);
+    assert!(kinds(&sample).is_empty());
+    let issued = jwt(&format!("{{\"sub\":\"82917460\",\"pad\":\"{padding}\"}}"));
+    let found = find_secrets(&issued);
+    assert_eq!(found.len(), 1);
+    assert_eq!(
+        (found[0].kind, found[0].range.clone()),
+        (SecretKind::Jwt, 0..issued.len())
+    );
+    let assignment = format!("api_token = \"{sentence}\" · ");
+    let line = assignment.repeat(MIB / assignment.len() + 1);
+    assert!(line.len() > MIB);
+    assert!(find_secrets(&line).is_empty());
+}
